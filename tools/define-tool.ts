@@ -1,0 +1,176 @@
+/**
+ * `defineTool`: checks a definition once, at definition time, and returns a frozen tool whose
+ * parameters and output schema are zod (the one source of truth for validation, the model's
+ * JSON Schema and codegen). Every problem is reported naming the tool and the field.
+ */
+import type { z } from 'zod';
+import { ToolDefinitionError } from './errors.js';
+import type { JsonObject, JsonValue } from './json.js';
+import {
+  outputSpecToZod,
+  parametersToZod,
+  ShorthandError,
+  type InferShorthand,
+  type InferShorthandInput,
+  type InferSpec,
+  type ParamSpec,
+  type ParamsShorthand,
+} from './shorthand-schema.js';
+import type { AgentRef, ContentBlock, ToolOrigin } from './types.js';
+import { isZodObject, isZodSchema, toModelJsonSchema } from './zod-util.js';
+import type { ToolHost } from './host.js';
+
+/** Parameters: the shorthand record or a zod object. */
+export type ParametersInput = ParamsShorthand | z.ZodObject;
+/** Output schema: one shorthand spec (any root, even a scalar) or any zod schema. */
+export type OutputSchemaInput = ParamSpec | z.ZodType;
+
+/** The args type `execute` receives (defaults applied). */
+export type ArgsOf<P> = P extends z.ZodType ? z.output<P> : InferShorthand<P>;
+/** The args type a caller writes (defaulted fields optional). */
+export type ArgsInputOf<P> = P extends z.ZodType ? z.input<P> : InferShorthandInput<P>;
+/** The canonical value type; `unknown` (any JSON) without an output schema. */
+export type ValueOf<O> = [O] extends [undefined] ? unknown : O extends z.ZodType ? z.output<O> : InferSpec<O>;
+
+/** What `execute` gets besides its args. */
+export interface ToolExecContext {
+  readonly callId: string;
+  readonly toolName: string;
+  /** Aborted when the call, its turn or its PTC run is cancelled. */
+  readonly signal: AbortSignal;
+  readonly agent?: AgentRef;
+  readonly origin: ToolOrigin;
+  /** The host running the call (the PTC bridge calls back into it). */
+  readonly host: ToolHost;
+}
+
+/** Content returned by `output.render`: blocks, or a string as one text block. */
+export type RenderOutput = readonly ContentBlock[] | string;
+
+/** What a tool author writes. */
+export interface ToolDefinition<P extends ParametersInput, O extends OutputSchemaInput | undefined> {
+  /** Unique. `^[A-Za-z_][A-Za-z0-9_]*$` is callable as `tools.name` in programs; other names are mapped. */
+  readonly name: string;
+  /** The only explanation the model gets. */
+  readonly description: string;
+  /** Shorthand record or zod object; omitted means no parameters. */
+  readonly parameters?: P;
+  readonly output?: {
+    /** The canonical value's shape; programs see it as TypeScript types. */
+    readonly schema?: O;
+    /** Turns the final value into content for the model (default: the string, or JSON). */
+    render?(args: ArgsOf<P>, value: ValueOf<O>): RenderOutput;
+  };
+  /** Does the work and returns the canonical value. Throw only for infrastructure failures. */
+  execute(args: ArgsOf<P>, exec: ToolExecContext): ValueOf<O> | Promise<ValueOf<O>>;
+  /** Parallel only when exactly `true`, or a function returning exactly `true` for these args. */
+  readonly isConcurrencySafe?: boolean | ((args: ArgsOf<P>) => boolean);
+}
+
+/**
+ * A defined tool, frozen. Runtime fields are typed over JSON; the type parameters carry the
+ * author's types for codegen and type-level tests.
+ */
+export interface Tool<Args = unknown, Value = unknown, ArgsInput = Args> {
+  readonly name: string;
+  readonly description: string;
+  /** Zod form of the parameters (strict object for shorthand). */
+  readonly parameters: z.ZodObject;
+  /** Model-facing JSON Schema of the parameters, computed once. */
+  readonly parametersJsonSchema: JsonObject;
+  readonly output: {
+    readonly schema?: z.ZodType;
+    readonly render?: (args: JsonValue, value: JsonValue) => RenderOutput;
+  };
+  readonly execute: (args: JsonValue, exec: ToolExecContext) => unknown;
+  /** As given; only exactly `true` (or a function returning exactly `true`) means parallel. */
+  readonly isConcurrencySafe?: unknown;
+  /** Type-level only: never set at runtime. */
+  readonly __types?: { readonly args: Args; readonly argsInput: ArgsInput; readonly value: Value };
+}
+
+const CALLABLE = /^[A-Za-z_][A-Za-z0-9_]*$/;
+const ALLOWED_NAME = /^[A-Za-z0-9_][A-Za-z0-9_.\-/:]{0,127}$/;
+const RESERVED = new Set(['__proto__', 'constructor', 'prototype']);
+
+/** True when `name` can be used as `tools.name` in a program without mapping. */
+export function isCallableName(name: string): boolean {
+  return CALLABLE.test(name);
+}
+
+/**
+ * Checks and freezes a tool definition. Throws {@link ToolDefinitionError} naming the tool and
+ * the field (bad name, unknown shorthand type, misplaced `required`, missing `execute`, …).
+ * Unknown extra fields are kept off the tool entirely, so they can never reach the model.
+ */
+export function defineTool<const P extends ParametersInput = {}, const O extends OutputSchemaInput | undefined = undefined>(
+  def: ToolDefinition<P, O>,
+): Tool<ArgsOf<P>, ValueOf<O>, ArgsInputOf<P>> {
+  if (typeof def !== 'object' || def === null) throw new ToolDefinitionError('?', 'definition', 'must be an object');
+  const rawName: unknown = def.name;
+  const label = typeof rawName === 'string' && rawName ? rawName : '?';
+  const fail = (field: string, problem: string): never => {
+    throw new ToolDefinitionError(label, field, problem);
+  };
+
+  if (typeof rawName !== 'string') fail('name', 'must be a string');
+  const name = rawName as string;
+  if (!ALLOWED_NAME.test(name)) {
+    fail('name', `"${name}" is not allowed (1-128 characters of letters, digits, _ . - / :, not starting with a punctuation mark)`);
+  }
+  if (RESERVED.has(name)) fail('name', `"${name}" is reserved`);
+  if (typeof def.description !== 'string' || def.description.trim() === '') fail('description', 'must be a non-empty string');
+  if (typeof def.execute !== 'function') fail('execute', 'is missing or not a function');
+
+  let parameters: z.ZodObject;
+  const rawParams: unknown = def.parameters ?? {};
+  if (isZodSchema(rawParams)) {
+    if (!isZodObject(rawParams)) fail('parameters', 'must be a zod object (z.object({...})) or a shorthand record');
+    parameters = rawParams as z.ZodObject;
+  } else {
+    parameters = fromShorthand(() => parametersToZod(rawParams), fail);
+  }
+
+  const rawOutput: unknown = def.output;
+  let outputSchema: z.ZodType | undefined;
+  let render: Tool['output']['render'];
+  if (rawOutput !== undefined) {
+    if (typeof rawOutput !== 'object' || rawOutput === null) fail('output', 'must be an object with schema and/or render');
+    const out = rawOutput as Record<string, unknown>;
+    for (const key of Object.keys(out)) if (key !== 'schema' && key !== 'render') fail(`output.${key}`, 'is not a known field');
+    if (out.schema !== undefined) {
+      outputSchema = isZodSchema(out.schema) ? out.schema : fromShorthand(() => outputSpecToZod(out.schema), fail);
+    }
+    if (out.render !== undefined) {
+      if (typeof out.render !== 'function') fail('output.render', 'must be a function (args, value) => content');
+      render = out.render as Tool['output']['render'];
+    }
+  }
+
+  let parametersJsonSchema: JsonObject;
+  try {
+    parametersJsonSchema = toModelJsonSchema(parameters);
+  } catch (err) {
+    return fail('parameters', `cannot be expressed as JSON Schema (${(err as Error).message})`);
+  }
+
+  const tool: Tool = {
+    name,
+    description: def.description,
+    parameters,
+    parametersJsonSchema: Object.freeze(parametersJsonSchema),
+    output: Object.freeze({ ...(outputSchema ? { schema: outputSchema } : {}), ...(render ? { render } : {}) }),
+    execute: def.execute as Tool['execute'],
+    ...(def.isConcurrencySafe !== undefined ? { isConcurrencySafe: def.isConcurrencySafe } : {}),
+  };
+  return Object.freeze(tool) as Tool<ArgsOf<P>, ValueOf<O>, ArgsInputOf<P>>;
+}
+
+function fromShorthand<T>(build: () => T, fail: (field: string, problem: string) => never): T {
+  try {
+    return build();
+  } catch (err) {
+    if (err instanceof ShorthandError) return fail(err.field, err.problem);
+    throw err;
+  }
+}

@@ -1,0 +1,90 @@
+/**
+ * Typed events of the pipeline. Every step of a call emits one to the host's sink; the session
+ * log is these events as JSONL, one per line. The host stamps `seq` (per host, from 1) and
+ * `time` (epoch ms). Events never carry a run token: PTC origins carry `tokenId`, a one-way
+ * digest of it, so a log can link a run's children without handing out the capability.
+ */
+import { createHash } from 'node:crypto';
+import type { JsonValue } from './json.js';
+import type { AgentRef, ContentBlock, DeniedBy, PostToolDecision, ToolErrorKind, ToolOrigin } from './types.js';
+
+/** The origin as logged: the token is replaced by its digest. */
+export type EventOrigin = { readonly kind: 'model' } | { readonly kind: 'ptc'; readonly parentCallId: string; readonly tokenId: string };
+
+/** Who decided, in a `tool/decision` event. */
+export type DecisionBy =
+  | { readonly kind: 'default' }
+  | { readonly kind: 'listener'; readonly index: number }
+  | { readonly kind: 'guard'; readonly index: number }
+  | { readonly kind: 'approval' };
+
+interface Stamp {
+  readonly seq: number;
+  readonly time: number;
+}
+
+/** Step 2 done: the call and its frozen args (or, when invalid, a JSON copy of what was sent). */
+export interface ToolCallEvent extends Stamp {
+  readonly type: 'tool/call';
+  readonly callId: string;
+  readonly toolName: string;
+  readonly args: JsonValue;
+  readonly argsValid: boolean;
+  readonly origin: EventOrigin;
+  readonly agent?: AgentRef;
+}
+
+/** The pre-execute outcome (`stage: 'policy'`) and, after an ask, the approver's (`stage: 'approval'`). */
+export interface ToolDecisionEvent extends Stamp {
+  readonly type: 'tool/decision';
+  readonly callId: string;
+  readonly toolName: string;
+  readonly stage: 'policy' | 'approval';
+  readonly decision: 'allow' | 'deny' | 'ask';
+  readonly by: DecisionBy;
+  readonly reason?: string;
+}
+
+/** The final result of a call, as presented. */
+export interface ToolResultEvent extends Stamp {
+  readonly type: 'tool/result';
+  readonly callId: string;
+  readonly toolName: string;
+  readonly isError: boolean;
+  readonly value?: JsonValue;
+  readonly content: readonly ContentBlock[];
+  readonly additionalContexts: readonly string[];
+  readonly denied?: { readonly by: DeniedBy; readonly reason: string; readonly index?: number };
+  readonly blocked?: { readonly reason: string; readonly index: number };
+  readonly error?: { readonly kind: ToolErrorKind; readonly message: string };
+  /** Post-execute decisions applied, in order. */
+  readonly post: readonly { readonly index: number; readonly type: PostToolDecision['type'] }[];
+  readonly durationMs: number;
+}
+
+/** A PTC program asked for a call; recorded before any policy runs. Only id, name and args. */
+export interface PtcDispatchEvent extends Stamp {
+  readonly type: 'tool/ptc-dispatch';
+  readonly pairId: string;
+  readonly toolName: string;
+  readonly args: JsonValue;
+}
+
+/** Every event the host emits. */
+export type ToolEvent = ToolCallEvent | ToolDecisionEvent | ToolResultEvent | PtcDispatchEvent;
+
+/** An event before the host stamps it. */
+export type UnstampedEvent = ToolEvent extends infer E ? (E extends ToolEvent ? Omit<E, 'seq' | 'time'> : never) : never;
+
+/** Receives every event, synchronously, in order. */
+export type EventSink = (event: ToolEvent) => void;
+
+/** The digest that stands for a run token in logs (16 hex chars of SHA-256). */
+export function tokenIdOf(token: string): string {
+  return createHash('sha256').update(token).digest('hex').slice(0, 16);
+}
+
+/** The loggable form of an origin. */
+export function eventOrigin(origin: ToolOrigin): EventOrigin {
+  return origin.kind === 'model' ? { kind: 'model' } : { kind: 'ptc', parentCallId: origin.parentCallId, tokenId: tokenIdOf(origin.token) };
+}

@@ -1,0 +1,33 @@
+/**
+ * Fail-closed execution modes: only `isConcurrencySafe === true`, or a function that returns
+ * exactly `true` for the validated args, is parallel. Omitted, `false`, truthy non-`true`
+ * values, a throwing function, a non-`true` return (a Promise included), or args that do not
+ * validate: exclusive.
+ */
+import type { Tool } from './define-tool.js';
+import { materializeArgs } from './materialize.js';
+import type { ToolExecutionMode } from './types.js';
+
+const PARALLEL: ToolExecutionMode = Object.freeze({ kind: 'parallel' });
+const EXCLUSIVE: ToolExecutionMode = Object.freeze({ kind: 'exclusive' });
+
+/** The mode of a call to `tool` with raw `args` (undefined tool: exclusive). */
+export function executionModeOf(tool: Tool | undefined, args: unknown): ToolExecutionMode {
+  const flag = tool?.isConcurrencySafe;
+  if (flag === true) {
+    try {
+      materializeArgs(tool!.parameters, args);
+      return PARALLEL;
+    } catch {
+      return EXCLUSIVE;
+    }
+  }
+  if (typeof flag !== 'function') return EXCLUSIVE;
+  try {
+    const answer: unknown = flag(materializeArgs(tool!.parameters, args));
+    if (answer instanceof Promise) answer.catch(() => {});
+    return answer === true ? PARALLEL : EXCLUSIVE;
+  } catch {
+    return EXCLUSIVE;
+  }
+}

@@ -1,0 +1,113 @@
+/**
+ * `createToolHost`: the registry, the hooks, the event sink and the two ways to run calls
+ * (`call` for one, `runTurn` for a model turn). PTC runs, MCP adapters and the CLI all go
+ * through the same host, so one set of listeners and guards governs every call shape.
+ */
+import type { Tool } from './define-tool.js';
+import { disposable } from './disposable.js';
+import type { EventSink, ToolEvent, UnstampedEvent } from './events.js';
+import { executionModeOf } from './execution-mode.js';
+import { HookLists, type ToolHooks } from './hooks.js';
+import { DEFAULT_APPROVAL_TIMEOUT_MS, type ApprovalChannel } from './approval.js';
+import { runPipeline, type PipelineEnv } from './pipeline.js';
+import { ToolRegistry, type ToolSchema } from './registry.js';
+import { runTurn } from './run-turn.js';
+import type { CallOptions, Disposable, ToolCall, ToolExecutionMode, ToolResult } from './types.js';
+
+/** Options of {@link createToolHost}. */
+export interface ToolHostOptions {
+  /** Answers `ask` decisions. Without one, every ask is denied as unavailable. */
+  readonly approval?: ApprovalChannel;
+  /** How long an approval may take before the call is denied (default 10 minutes). */
+  readonly approvalTimeoutMs?: number;
+  /** Size of the rolling pool for parallel calls in `runTurn` (default 8). */
+  readonly maxConcurrency?: number;
+  /** Receives every event, in order. A sink that throws is reported, never breaks a call. */
+  readonly onEvent?: EventSink;
+  /** Clock for event times and durations (default `Date.now`); inject it in tests. */
+  readonly now?: () => number;
+}
+
+/** Options of one turn. */
+export type TurnOptions = Omit<CallOptions, 'origin'>;
+
+/** The host: registry, hooks, events, and the pipeline entry points. */
+export interface ToolHost {
+  /** Registers a tool or tools (all or none). Duplicate names are refused. */
+  register(tool: Tool | readonly Tool[]): Disposable;
+  /** Model-facing schemas from the allowlist: name, description, parameters (JSON Schema). */
+  schemas(): ToolSchema[];
+  /** Registered tools, in registration order. */
+  tools(): Tool[];
+  /** The tool registered under a name. */
+  get(name: string): Tool | undefined;
+  /** Parallel or exclusive for this call; fail-closed. */
+  executionMode(call: Pick<ToolCall, 'name' | 'args'>): ToolExecutionMode;
+  /** Extension points, each registration returns a disposable. */
+  readonly hooks: ToolHooks;
+  /** Runs one call through the pipeline. Never throws for a failed call. */
+  call(call: ToolCall, options?: CallOptions): Promise<ToolResult>;
+  /** Runs a model turn: rolling pool for parallel calls, exclusive barriers, results in call order. */
+  runTurn(calls: readonly ToolCall[], options?: TurnOptions): Promise<ToolResult[]>;
+  /** Emits an event to the sink with the next `seq` (for layers such as the PTC bridge). */
+  emit(event: UnstampedEvent): ToolEvent;
+  /** Adds a sink; returns a disposable that removes it. */
+  onEvent(sink: EventSink): Disposable;
+  readonly maxConcurrency: number;
+}
+
+/** Creates a tool host. */
+export function createToolHost(options: ToolHostOptions = {}): ToolHost {
+  const registry = new ToolRegistry();
+  const hooks = new HookLists();
+  const now = options.now ?? Date.now;
+  const maxConcurrency = options.maxConcurrency ?? 8;
+  if (!Number.isInteger(maxConcurrency) || maxConcurrency < 1) {
+    throw new RangeError(`createToolHost: maxConcurrency must be a positive integer, got ${String(options.maxConcurrency)}`);
+  }
+  const approvalTimeoutMs = options.approvalTimeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS;
+  let sinks: readonly EventSink[] = options.onEvent ? [options.onEvent] : [];
+  let seq = 0;
+
+  const emit = (event: UnstampedEvent): ToolEvent => {
+    const stamped = { seq: ++seq, time: now(), ...event } as ToolEvent;
+    for (const sink of sinks) {
+      try {
+        sink(stamped);
+      } catch (err) {
+        process.emitWarning(`ptc-runtime: event sink threw on ${stamped.type} #${stamped.seq}: ${(err as Error)?.message ?? String(err)}`);
+      }
+    }
+    return stamped;
+  };
+
+  const host: ToolHost = {
+    register: (tool) => registry.register(tool),
+    schemas: () => registry.schemas(),
+    tools: () => registry.list(),
+    get: (name) => registry.get(name),
+    executionMode: (call) => executionModeOf(registry.get(call?.name), call?.args),
+    hooks,
+    call: (call, callOptions) => runPipeline(env, call, callOptions),
+    runTurn: (calls, turnOptions) => runTurn(host, calls, { ...turnOptions, maxConcurrency }),
+    emit,
+    onEvent(sink) {
+      sinks = [...sinks, sink];
+      return disposable(() => {
+        sinks = sinks.filter((s) => s !== sink);
+      });
+    },
+    maxConcurrency,
+  };
+  const env: PipelineEnv = {
+    host,
+    lookup: (name) => registry.get(name),
+    toolNames: () => registry.names(),
+    hooks,
+    approval: options.approval,
+    approvalTimeoutMs,
+    emit,
+    now,
+  };
+  return Object.freeze(host);
+}

@@ -1,0 +1,68 @@
+/** The tool model: definition, registry, the pipeline, scheduling and events. */
+export { defineTool, isCallableName } from './define-tool.js';
+export type {
+  ArgsInputOf,
+  ArgsOf,
+  OutputSchemaInput,
+  ParametersInput,
+  RenderOutput,
+  Tool,
+  ToolDefinition,
+  ToolExecContext,
+  ValueOf,
+} from './define-tool.js';
+export type {
+  ArraySpec,
+  BooleanSpec,
+  InferShorthand,
+  InferShorthandInput,
+  InferSpec,
+  NumberSpec,
+  ObjectSpec,
+  ParamSpec,
+  ParamsShorthand,
+  StringSpec,
+} from './shorthand-schema.js';
+export { createToolHost } from './host.js';
+export type { ToolHost, ToolHostOptions, TurnOptions } from './host.js';
+export type { ToolSchema } from './registry.js';
+export type { ExecuteMiddleware, HookDispatch, PostExecuteListener, PreExecuteListener, ToolGuard, ToolHooks } from './hooks.js';
+export type { ApprovalChannel } from './approval.js';
+export { DEFAULT_APPROVAL_TIMEOUT_MS } from './approval.js';
+export { decision } from './decision.js';
+export { CallScheduler } from './scheduler.js';
+export { PtcError, ToolCallError, ToolDefinitionError, ToolRegistrationError } from './errors.js';
+export { deepFreeze, materializeJson, NotJsonError, toJson } from './json.js';
+export type { JsonObject, JsonValue } from './json.js';
+export { ValidationError } from './materialize.js';
+export { eventOrigin, tokenIdOf } from './events.js';
+export type {
+  DecisionBy,
+  EventOrigin,
+  EventSink,
+  PtcDispatchEvent,
+  ToolCallEvent,
+  ToolDecisionEvent,
+  ToolEvent,
+  ToolResultEvent,
+  UnstampedEvent,
+} from './events.js';
+export { jsonlFileSink, memoryJsonlSink, readJsonl } from './jsonl.js';
+export type { JsonlProblem } from './jsonl.js';
+export { unwrapResult } from './unwrap-result.js';
+export { isZodObject, isZodSchema, toModelJsonSchema } from './zod-util.js';
+export type {
+  AgentRef,
+  CallOptions,
+  ContentBlock,
+  DeniedBy,
+  Disposable,
+  PostToolDecision,
+  PreToolDecision,
+  ToolCall,
+  ToolErrorKind,
+  ToolExecution,
+  ToolExecutionMode,
+  ToolOrigin,
+  ToolResult,
+} from './types.js';

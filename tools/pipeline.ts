@@ -1,0 +1,265 @@
+/**
+ * The pipeline for one call (DESIGN.md steps 1-9). It never throws for a failed call: unknown
+ * tool, invalid args, denial, a throwing body, an invalid value, a block — each is a
+ * `ToolResult` with `isError`, so the model can read it and correct itself. Every call emits
+ * `tool/call`, then `tool/decision` (policy, and approval after an ask) when it got that far,
+ * then `tool/result`, in that order.
+ */
+import type { Tool, ToolExecContext } from './define-tool.js';
+import { eventOrigin, type DecisionBy, type UnstampedEvent } from './events.js';
+import type { HookLists } from './hooks.js';
+import { toJson, type JsonValue } from './json.js';
+import { materializeArgs, materializeValue, ValidationError } from './materialize.js';
+import { applyPostExecute, type ResultDraft } from './post-execute.js';
+import { decidePreExecute } from './pre-execute.js';
+import { requestApproval, type ApprovalChannel } from './approval.js';
+import { renderContent, textContent } from './render.js';
+import type { ToolHost } from './host.js';
+import type { CallOptions, ToolCall, ToolErrorKind, ToolExecution, ToolOrigin, ToolResult } from './types.js';
+
+/** What the pipeline needs from its host. */
+export interface PipelineEnv {
+  readonly host: ToolHost;
+  readonly lookup: (name: unknown) => Tool | undefined;
+  readonly toolNames: () => string[];
+  readonly hooks: HookLists;
+  readonly approval: ApprovalChannel | undefined;
+  readonly approvalTimeoutMs: number;
+  readonly emit: (event: UnstampedEvent) => void;
+  readonly now: () => number;
+}
+
+const MODEL_ORIGIN: ToolOrigin = Object.freeze({ kind: 'model' });
+const NEVER_ABORTED = new AbortController().signal;
+
+function errorText(err: unknown): string {
+  if (err instanceof Error) return err.message || err.name;
+  try {
+    return String(err);
+  } catch {
+    return 'unprintable error';
+  }
+}
+
+/** A JSON copy of untrusted args for the log, or a note when they are not JSON. */
+function loggableArgs(args: unknown): JsonValue {
+  try {
+    return toJson(args === undefined ? {} : args);
+  } catch (err) {
+    return { unloggable: errorText(err) };
+  }
+}
+
+function freezeResult(result: ToolResult): ToolResult {
+  return Object.freeze({ ...result, additionalContexts: Object.freeze([...result.additionalContexts]) });
+}
+
+/** Runs one call through every step and returns its frozen result. */
+export async function runPipeline(env: PipelineEnv, call: ToolCall, options: CallOptions = {}): Promise<ToolResult> {
+  const started = env.now();
+  const callId = typeof call?.id === 'string' ? call.id : String(call?.id);
+  const rawName: unknown = call?.name;
+  const toolName = typeof rawName === 'string' ? rawName : String(rawName);
+  const origin = options.origin ?? MODEL_ORIGIN;
+  const signal = options.signal ?? NEVER_ABORTED;
+  const agent = options.agent;
+  const logOrigin = eventOrigin(origin);
+
+  const finish = (result: ToolResult, post: ResultDraft['applied'] = []): ToolResult => {
+    const frozen = freezeResult(result);
+    env.emit({
+      type: 'tool/result',
+      callId,
+      toolName,
+      isError: frozen.isError,
+      ...(frozen.value !== undefined ? { value: frozen.value } : {}),
+      content: frozen.content,
+      additionalContexts: frozen.additionalContexts,
+      ...(frozen.denied ? { denied: frozen.denied } : {}),
+      ...(frozen.blocked ? { blocked: frozen.blocked } : {}),
+      ...(frozen.error ? { error: frozen.error } : {}),
+      post,
+      durationMs: env.now() - started,
+    });
+    return frozen;
+  };
+  const failure = (kind: ToolErrorKind, message: string, extra: Partial<ToolResult> = {}): ToolResult =>
+    finish({ callId, toolName, isError: true, content: textContent(message), additionalContexts: [], error: { kind, message }, ...extra });
+
+  // 1. Look the tool up (own entries only).
+  const tool = env.lookup(rawName);
+  if (!tool) {
+    env.emit({ type: 'tool/call', callId, toolName, args: loggableArgs(call?.args), argsValid: false, origin: logOrigin, ...(agent ? { agent } : {}) });
+    const available = env.toolNames();
+    return failure(
+      'unknown-tool',
+      `Unknown tool "${toolName}". Available tools: ${available.length ? available.join(', ') : '(none)'}.`,
+    );
+  }
+
+  // 2. Materialize the arguments: validate, apply defaults, copy, deep-freeze.
+  let args: JsonValue;
+  try {
+    args = materializeArgs(tool.parameters, call.args);
+  } catch (err) {
+    env.emit({ type: 'tool/call', callId, toolName, args: loggableArgs(call.args), argsValid: false, origin: logOrigin, ...(agent ? { agent } : {}) });
+    if (!(err instanceof ValidationError)) throw err;
+    return failure('invalid-args', `Invalid arguments for "${toolName}": ${err.message}`);
+  }
+  env.emit({ type: 'tool/call', callId, toolName, args, argsValid: true, origin: logOrigin, ...(agent ? { agent } : {}) });
+  const execution: ToolExecution = Object.freeze({ callId, toolName, args, ...(agent ? { agent } : {}), origin });
+
+  if (signal.aborted) return failure('aborted', `The call to "${toolName}" was cancelled before it started.`);
+
+  // 3-4. Pre-execute waterfall, then monotonic guards.
+  const pre = await decidePreExecute(execution, env.hooks.preExecuteListeners, env.hooks.guards);
+  const additionalContexts = [...pre.additionalContexts];
+  const by: DecisionBy = pre.source;
+  env.emit({
+    type: 'tool/decision',
+    callId,
+    toolName,
+    stage: 'policy',
+    decision: pre.decision.type,
+    by,
+    ...(pre.decision.type !== 'allow' ? { reason: pre.decision.reason } : {}),
+  });
+  const deny = (deniedBy: 'listener' | 'guard' | 'approval', reason: string, index?: number) =>
+    failure('denied', `The call to "${toolName}" was denied by ${deniedBy === 'listener' ? 'a policy listener' : `the ${deniedBy}`}: ${reason}`, {
+      denied: { by: deniedBy, reason, ...(index !== undefined ? { index } : {}) },
+      additionalContexts,
+    });
+  if (pre.decision.type === 'deny') {
+    const source = pre.source;
+    return source.kind === 'guard' ? deny('guard', pre.decision.reason, source.index) : deny('listener', pre.decision.reason, source.kind === 'listener' ? source.index : undefined);
+  }
+
+  // 5. Ask: allowed once, or denied.
+  if (pre.decision.type === 'ask') {
+    const answer = await requestApproval({
+      channel: env.approval,
+      agent,
+      execution,
+      reason: pre.decision.reason,
+      signal,
+      timeoutMs: env.approvalTimeoutMs,
+    });
+    env.emit({
+      type: 'tool/decision',
+      callId,
+      toolName,
+      stage: 'approval',
+      decision: answer.approved ? 'allow' : 'deny',
+      by: { kind: 'approval' },
+      ...(answer.approved ? {} : { reason: answer.reason }),
+    });
+    if (!answer.approved) return deny('approval', answer.reason);
+  }
+  if (signal.aborted) return failure('aborted', `The call to "${toolName}" was cancelled before it started.`, { additionalContexts });
+
+  // 6. The body inside the execute middleware.
+  const exec: ToolExecContext = Object.freeze({ callId, toolName, signal, ...(agent ? { agent } : {}), origin, host: env.host });
+  const draft: ResultDraft = { isError: false, additionalContexts, applied: [] };
+  try {
+    const raw = await raceAbort(runMiddleware(env.hooks, execution, () => tool.execute(args, exec)), signal);
+    if (raw === ABORTED) return failure('aborted', `The call to "${toolName}" was cancelled while running.`, { additionalContexts });
+    // 7. Materialize the result.
+    try {
+      draft.value = materializeValue(tool.output.schema, raw);
+    } catch (err) {
+      if (!(err instanceof ValidationError)) throw err;
+      draft.isError = true;
+      draft.error = { kind: 'invalid-output', message: `"${toolName}" returned an invalid value: ${err.message}` };
+    }
+  } catch (err) {
+    draft.isError = true;
+    draft.error = { kind: 'execution', message: `"${toolName}" failed: ${errorText(err)}` };
+  }
+
+  // 8. Post-execute waterfall.
+  const listeners = env.hooks.postExecuteListeners;
+  if (listeners.length > 0) {
+    const snapshot = (): ToolResult => {
+      if (draft.content === undefined && !draft.isError) draft.content = safeRender(tool, args, draft);
+      return freezeResult(resultOf(draft, callId, toolName));
+    };
+    await applyPostExecute({ tool, execution, listeners, draft, snapshot });
+  }
+
+  // 9. Render content from the final value and emit the result.
+  if (draft.content === undefined && !draft.isError) draft.content = safeRender(tool, args, draft);
+  return finish(resultOf(draft, callId, toolName), draft.applied);
+}
+
+function safeRender(tool: Tool, args: JsonValue, draft: ResultDraft): ResultDraft['content'] {
+  try {
+    return renderContent(tool, args, draft.value ?? null);
+  } catch (err) {
+    draft.isError = true;
+    delete draft.value;
+    draft.error = { kind: 'render', message: `"${tool.name}" could not render its result: ${errorText(err)}` };
+    return undefined;
+  }
+}
+
+function resultOf(draft: ResultDraft, callId: string, toolName: string): ToolResult {
+  const content = draft.content ?? textContent(draft.error?.message ?? '');
+  return {
+    callId,
+    toolName,
+    isError: draft.isError,
+    ...(!draft.isError && draft.value !== undefined ? { value: draft.value } : {}),
+    content,
+    additionalContexts: draft.additionalContexts,
+    ...(draft.blocked ? { blocked: draft.blocked } : {}),
+    ...(draft.isError && draft.error ? { error: draft.error } : {}),
+  };
+}
+
+/** Composes the execute middleware around the body; first registered is outermost. */
+function runMiddleware(hooks: HookLists, execution: ToolExecution, body: () => unknown): Promise<unknown> {
+  let next: () => Promise<unknown> = async () => body();
+  const chain = hooks.middleware;
+  for (let i = chain.length - 1; i >= 0; i--) {
+    const middleware = chain[i]!;
+    const inner = next;
+    next = () => {
+      let called = false;
+      const once = () => {
+        if (called) return Promise.reject(new Error(`execute middleware #${i} called next() twice`));
+        called = true;
+        return inner();
+      };
+      return Promise.resolve(middleware(execution, once));
+    };
+  }
+  return next();
+}
+
+const ABORTED = Symbol('aborted');
+
+/** Resolves with the promise, or with ABORTED as soon as the signal fires (the body may still run on). */
+function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T | typeof ABORTED> {
+  if (signal === NEVER_ABORTED) return promise;
+  if (signal.aborted) {
+    promise.catch(() => {});
+    return Promise.resolve(ABORTED);
+  }
+  return new Promise((resolve, reject) => {
+    const onAbort = () => {
+      promise.catch(() => {});
+      resolve(ABORTED);
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (v) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(v);
+      },
+      (e: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(e);
+      },
+    );
+  });
+}

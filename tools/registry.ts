@@ -1,0 +1,71 @@
+/**
+ * The tool registry: names to tools, in a `Map` so a model-chosen name like `constructor` or
+ * `__proto__` is simply unknown. `schemas()` builds what the model sees from an explicit
+ * allowlist (name, description, parameters as JSON Schema): nothing else a tool carries, and
+ * nothing an author adds, can reach the model through it.
+ */
+import { disposable } from './disposable.js';
+import type { Tool } from './define-tool.js';
+import { ToolRegistrationError } from './errors.js';
+import type { JsonObject } from './json.js';
+import type { Disposable } from './types.js';
+
+/** One tool as the model sees it. */
+export interface ToolSchema {
+  readonly name: string;
+  readonly description: string;
+  readonly parameters: JsonObject;
+}
+
+function isTool(value: unknown): value is Tool {
+  if (typeof value !== 'object' || value === null || !Object.isFrozen(value)) return false;
+  const t = value as Record<string, unknown>;
+  return typeof t.name === 'string' && typeof t.execute === 'function' && typeof t.parametersJsonSchema === 'object';
+}
+
+/** Registered tools by name. */
+export class ToolRegistry {
+  private readonly tools = new Map<string, Tool>();
+
+  /** Registers one tool or several (all or none); returns a disposable that unregisters them. */
+  register(toolOrTools: Tool | readonly Tool[]): Disposable {
+    const list = Array.isArray(toolOrTools) ? [...(toolOrTools as readonly Tool[])] : [toolOrTools as Tool];
+    const seen = new Set<string>();
+    for (const tool of list) {
+      if (!isTool(tool)) {
+        const name = typeof (tool as { name?: unknown })?.name === 'string' ? (tool as { name: string }).name : '?';
+        throw new ToolRegistrationError(name, 'not a tool made by defineTool()');
+      }
+      if (this.tools.has(tool.name) || seen.has(tool.name)) throw new ToolRegistrationError(tool.name, 'a tool with this name is already registered');
+      seen.add(tool.name);
+    }
+    for (const tool of list) this.tools.set(tool.name, tool);
+    return disposable(() => {
+      for (const tool of list) if (this.tools.get(tool.name) === tool) this.tools.delete(tool.name);
+    });
+  }
+
+  /** The tool registered under `name` (own entries only), or undefined. */
+  get(name: unknown): Tool | undefined {
+    return typeof name === 'string' ? this.tools.get(name) : undefined;
+  }
+
+  /** All registered tools, in registration order. */
+  list(): Tool[] {
+    return [...this.tools.values()];
+  }
+
+  /** Names of all registered tools, in registration order. */
+  names(): string[] {
+    return [...this.tools.keys()];
+  }
+
+  /** Model-facing schemas: fresh copies holding only name, description and parameters. */
+  schemas(): ToolSchema[] {
+    return this.list().map((tool) => ({
+      name: tool.name,
+      description: tool.description,
+      parameters: structuredClone(tool.parametersJsonSchema) as JsonObject,
+    }));
+  }
+}

@@ -1,0 +1,83 @@
+/**
+ * The scheduling rule of DESIGN.md "Scheduling a turn", for calls that may arrive over time
+ * (a model turn submits them all at once; a PTC program submits them as it runs):
+ *
+ * - tasks start in submission order (FIFO): nothing overtakes a queued task;
+ * - consecutive parallel tasks share a rolling pool of `maxConcurrency`: the next one starts as
+ *   soon as any running one ends, not when the whole group is done;
+ * - an exclusive task is a barrier: it starts only when nothing is running, and nothing starts
+ *   until it ends.
+ *
+ * `cancelPending` rejects what has not started; running tasks are told through their own
+ * abort signals by the caller.
+ */
+import type { ToolExecutionMode } from './types.js';
+
+interface Pending {
+  readonly mode: ToolExecutionMode;
+  readonly start: () => void;
+  readonly cancel: (reason: unknown) => void;
+}
+
+/** A FIFO scheduler of parallel and exclusive tasks. */
+export class CallScheduler {
+  private readonly queue: Pending[] = [];
+  private running = 0;
+  private exclusiveRunning = false;
+
+  constructor(readonly maxConcurrency: number) {
+    if (!Number.isInteger(maxConcurrency) || maxConcurrency < 1) {
+      throw new RangeError(`maxConcurrency must be a positive integer, got ${String(maxConcurrency)}`);
+    }
+  }
+
+  /** Number of tasks running now. */
+  get inFlight(): number {
+    return this.running;
+  }
+
+  /** Number of tasks waiting to start. */
+  get pending(): number {
+    return this.queue.length;
+  }
+
+  /** Runs `task` when the rule allows; resolves or rejects with it. */
+  submit<T>(mode: ToolExecutionMode, task: () => Promise<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.queue.push({
+        mode,
+        cancel: reject,
+        start: () => {
+          this.running++;
+          if (mode.kind === 'exclusive') this.exclusiveRunning = true;
+          let promise: Promise<T>;
+          try {
+            promise = Promise.resolve(task());
+          } catch (err) {
+            promise = Promise.reject(err);
+          }
+          promise.then(resolve, reject).finally(() => {
+            this.running--;
+            if (mode.kind === 'exclusive') this.exclusiveRunning = false;
+            this.pump();
+          });
+        },
+      });
+      this.pump();
+    });
+  }
+
+  /** Rejects every task that has not started with `reason`. */
+  cancelPending(reason: unknown): void {
+    for (const p of this.queue.splice(0)) p.cancel(reason);
+  }
+
+  private pump(): void {
+    while (this.queue.length > 0 && !this.exclusiveRunning) {
+      const head = this.queue[0]!;
+      if (head.mode.kind === 'exclusive' ? this.running > 0 : this.running >= this.maxConcurrency) return;
+      this.queue.shift();
+      head.start();
+    }
+  }
+}

@@ -1,0 +1,17 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['**/*.test.ts'],
+    exclude: ['node_modules/**', 'dist/**'],
+    // isolated-vm's README: Node 20+ must run without the startup snapshot.
+    execArgv: ['--no-node-snapshot'],
+    pool: 'forks',
+    testTimeout: 20_000,
+    typecheck: {
+      enabled: true,
+      include: ['**/*.test-d.ts'],
+      tsconfig: './tsconfig.json',
+    },
+  },
+});

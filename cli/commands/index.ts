@@ -1,0 +1,10 @@
+/**
+ * Every `ptc` subcommand registers itself here; `main.ts` only wires the parser.
+ * Each registrar adds one command (with its own `--help`) to the program.
+ */
+import type { Command } from 'commander';
+
+/** Adds a subcommand to the program. */
+export type RegisterCommand = (program: Command) => void;
+
+export const commands: readonly RegisterCommand[] = [];

@@ -1,0 +1,42 @@
+/**
+ * `--tools <module>`: what a tools module may export, in the order looked for: a default or
+ * named `host` (a `createToolHost` result), a default or named `tools` array, or every export
+ * that is a tool. Anything else is a one-line error naming the module.
+ */
+import { createToolHost, type Tool, type ToolHost } from '../tools/index.js';
+import { CliError } from './errors.js';
+import { importModule } from './import-module.js';
+
+function isTool(value: unknown): value is Tool {
+  return typeof value === 'object' && value !== null && typeof (value as Tool).execute === 'function' && typeof (value as Tool).parametersJsonSchema === 'object';
+}
+function isHost(value: unknown): value is ToolHost {
+  return typeof value === 'object' && value !== null && typeof (value as ToolHost).call === 'function' && typeof (value as ToolHost).tools === 'function';
+}
+
+/** Extracts a host from a module namespace; undefined when it holds no tools. */
+export function hostFromModule(mod: Record<string, unknown>): ToolHost | undefined {
+  for (const candidate of [mod.host, mod.default]) if (isHost(candidate)) return candidate;
+  for (const candidate of [mod.tools, mod.default]) {
+    if (Array.isArray(candidate) && candidate.length > 0 && candidate.every(isTool)) {
+      const host = createToolHost();
+      host.register(candidate);
+      return host;
+    }
+  }
+  const loose = Object.values(mod).filter(isTool);
+  if (loose.length > 0) {
+    const host = createToolHost();
+    host.register(loose);
+    return host;
+  }
+  return undefined;
+}
+
+/** Loads `--tools <path>` into a host. Throws {@link CliError} (exit 2) when missing or toolless. */
+export async function loadToolsModule(path: string): Promise<ToolHost> {
+  const mod = await importModule(path);
+  const host = hostFromModule(mod);
+  if (!host) throw new CliError(`${path} exports no tools (export a tools array, a host, or tools made with defineTool)`);
+  return host;
+}

@@ -1,0 +1,58 @@
+#!/usr/bin/env -S node --no-node-snapshot
+/**
+ * The `ptc` command. Thin: parses flags with commander and calls the library. Data goes to
+ * stdout, diagnostics to stderr. Exit codes: 0 ok, 1 the program or check failed, 2 usage or
+ * input error.
+ */
+import { realpathSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
+import { Command, CommanderError } from 'commander';
+import { commands } from './commands/index.js';
+import { CliError, EXIT } from './errors.js';
+
+/** Builds the program (exported for tests). */
+export function buildProgram(): Command {
+  const program = new Command('ptc')
+    .description('Programmatic tool calling: run model-written TypeScript against your tools, in V8 isolates.')
+    .showHelpAfterError()
+    .exitOverride();
+  for (const register of commands) register(program);
+  return program;
+}
+
+/** Runs the CLI with `argv` (user arguments only); resolves to the exit code. */
+export async function runCli(argv: readonly string[]): Promise<number> {
+  const program = buildProgram();
+  try {
+    await program.parseAsync([...argv], { from: 'user' });
+    return typeof process.exitCode === 'number' ? process.exitCode : EXIT.ok;
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help') return EXIT.ok;
+      return EXIT.usage;
+    }
+    if (CliError.isInstance(err)) {
+      process.stderr.write(`ptc: ${err.message}\n`);
+      return (err as CliError).exitCode;
+    }
+    process.stderr.write(`ptc: ${err instanceof Error ? err.stack ?? err.message : String(err)}\n`);
+    return EXIT.failed;
+  }
+}
+
+function invokedDirectly(): boolean {
+  const entry = process.argv[1];
+  if (!entry) return false;
+  try {
+    return pathToFileURL(realpathSync(entry)).href === import.meta.url;
+  } catch {
+    return false;
+  }
+}
+
+const isMain = invokedDirectly();
+if (isMain) {
+  runCli(process.argv.slice(2)).then((code) => {
+    process.exitCode = code;
+  });
+}

@@ -1,0 +1,86 @@
+/**
+ * The seam between run_code (host side: bridge, token, pipeline) and wherever the isolate lives:
+ * in this process (`isolation: 'isolate'`) or in a supervised sandbox process (`'process'`, the
+ * default). Both implement {@link ProgramRunner}; run_code does not know which one it has.
+ *
+ * Only strings cross this seam: the transpiled program, JSON text of args and results, log
+ * text. The runner never sees the run token or a tool; it can only ask the host, through
+ * {@link GuestBridge}, to dispatch a call by the name the program used. Whatever a runner (or a
+ * compromised sandbox process) sends is untrusted input for the bridge.
+ */
+
+/** Resolved limits of one run (host policy; the program cannot raise them). */
+export interface RunLimits {
+  /** Isolate heap limit (isolated-vm `memoryLimit`). */
+  readonly memoryMb: number;
+  /** CPU time of the program inside the isolate. */
+  readonly cpuMs: number;
+  /** Wall-clock deadline of the whole run, approval waits excluded (the bridge pauses it). */
+  readonly wallMs: number;
+  /** Child calls per run. */
+  readonly maxCalls: number;
+  /** Child calls in flight at once. */
+  readonly maxInFlight: number;
+  /** Cap on `logs` + `result` reaching the model; more is spilled, never cut. */
+  readonly maxOutputBytes: number;
+  /** Cap on captured console bytes. */
+  readonly maxLogBytes: number;
+  /** Cap on one call's serialized arguments. */
+  readonly maxArgBytes: number;
+  /** Cap on one call's argument nesting depth. */
+  readonly maxArgDepth: number;
+  /** Cap on one call's argument node count. */
+  readonly maxArgNodes: number;
+  /** Cap on the serialized value (or error) the program returns. */
+  readonly maxResultBytes: number;
+  /** Sandbox process resident memory cap (process isolation only). */
+  readonly rssMb: number;
+}
+
+/** Host callbacks a runner uses while a program runs. */
+export interface GuestBridge {
+  /**
+   * Dispatches one call. `name` is the callable name the program used, `argsJson` the JSON text
+   * the guest produced. Resolves (never rejects) with the final JSON value or a readable error.
+   */
+  call(name: string, argsJson: string): Promise<GuestCallOutcome>;
+  /** One console line from the program. */
+  log(level: 'log' | 'info' | 'warn' | 'error' | 'debug', text: string): void;
+}
+
+/** What the guest's `await tools.x()` settles with. */
+export type GuestCallOutcome =
+  | { readonly ok: true; readonly json: string }
+  | { readonly ok: false; readonly toolName: string; readonly message: string };
+
+/** One program to run. */
+export interface RunRequest {
+  /** Transpiled JavaScript: the body of an async function (`return` gives the result). */
+  readonly js: string;
+  /** Callable names for the guest's frozen `tools` object (exactly the visible tools). */
+  readonly toolNames: readonly string[];
+  readonly limits: RunLimits;
+  /** Lines the wrapper adds before the program's first line, to map error lines back. */
+  readonly lineOffset?: number;
+}
+
+/** Why a run ended without a result. `limit` names the limit hit, with its value. */
+export type RunFailure =
+  | { readonly kind: 'thrown'; readonly message: string; readonly line?: number; readonly column?: number }
+  | { readonly kind: 'limit'; readonly limit: keyof RunLimits; readonly value: number; readonly message: string }
+  | { readonly kind: 'crash'; readonly message: string }
+  | { readonly kind: 'aborted'; readonly message: string };
+
+/** How a run ended. */
+export type RunOutcome = (
+  | { readonly ok: true; /** JSON text of the returned value (`null` for undefined). */ readonly resultJson: string }
+  | { readonly ok: false; readonly failure: RunFailure }
+) & { readonly cpuMs: number; readonly wallMs: number };
+
+/** Runs programs in isolates. */
+export interface ProgramRunner {
+  /** Runs one program; `signal` aborts it (the isolate is disposed, not reused). */
+  run(request: RunRequest, bridge: GuestBridge, signal: AbortSignal): Promise<RunOutcome>;
+  /** Releases isolates and processes. */
+  close(): Promise<void>;
+}

@@ -1,0 +1,42 @@
+import { describe, expect, it } from 'vitest';
+import { materializeJson, NotJsonError, toJson } from './json.js';
+
+describe('toJson', () => {
+  it('keeps a __proto__ key as an own property without touching any prototype', () => {
+    const copy = toJson(JSON.parse('{"__proto__":{"polluted":1},"a":[1,{"__proto__":null}]}')) as Record<string, unknown>;
+    expect(Object.getPrototypeOf(copy)).toBe(Object.prototype);
+    expect(Object.hasOwn(copy, '__proto__')).toBe(true);
+    expect((copy as { polluted?: unknown }).polluted).toBeUndefined();
+    expect(({} as { polluted?: unknown }).polluted).toBeUndefined();
+  });
+
+  it('refuses accessors without running them', () => {
+    let ran = false;
+    const value = Object.defineProperty({}, 'x', {
+      enumerable: true,
+      get() {
+        ran = true;
+        return 1;
+      },
+    });
+    expect(() => toJson(value)).toThrow(new NotJsonError('$.x', 'an accessor property'));
+    expect(ran).toBe(false);
+  });
+
+  it('refuses sparse arrays, symbol keys and non-finite numbers, naming the path', () => {
+    expect(() => toJson({ list: [1, , 3] })).toThrow(/\$\.list\[1\]: a hole/);
+    expect(() => toJson({ [Symbol('k')]: 1 })).toThrow(/a symbol key/);
+    expect(() => toJson({ n: Infinity })).toThrow(/\$\.n: Infinity/);
+    expect(() => toJson({ 'odd key': 1n })).toThrow(/\$\["odd key"\]: a BigInt/);
+  });
+
+  it('allows shared references that are not cycles, and drops undefined members', () => {
+    const shared = { id: 1 };
+    expect(toJson({ a: shared, b: shared, c: undefined })).toEqual({ a: { id: 1 }, b: { id: 1 } });
+  });
+
+  it('materializeJson freezes every level', () => {
+    const v = materializeJson({ a: [{ b: 1 }] }) as { a: { b: number }[] };
+    expect(Object.isFrozen(v) && Object.isFrozen(v.a) && Object.isFrozen(v.a[0])).toBe(true);
+  });
+});

@@ -1,0 +1,218 @@
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { decision } from './decision.js';
+import { defineTool } from './define-tool.js';
+import { jsonlFileSink, readJsonl } from './jsonl.js';
+import { createToolHost } from './host.js';
+import { readFileTool, recordingHost } from './test-support.js';
+
+describe('tools/execute middleware', () => {
+  it('wraps the body, first registered outermost', async () => {
+    const { host } = recordingHost();
+    const trail: string[] = [];
+    host.register(readFileTool(() => (trail.push('body'), 'text')));
+    host.hooks.execute(async (_e, next) => (trail.push('outer>'), await next().finally(() => trail.push('<outer'))));
+    host.hooks.execute(async (_e, next) => (trail.push('inner>'), await next().finally(() => trail.push('<inner'))));
+    const result = await host.call({ id: '1', name: 'read_file', args: { path: '/a' } });
+    expect(result.value).toBe('text');
+    expect(trail).toEqual(['outer>', 'inner>', 'body', '<inner', '<outer']);
+  });
+
+  it('can replace the body (dry run), and its value is still validated', async () => {
+    const { host } = recordingHost();
+    let bodyRan = false;
+    host.register(readFileTool(() => ((bodyRan = true), 'real')));
+    const dispose = host.hooks.execute(async () => 'dry run');
+    expect((await host.call({ id: '1', name: 'read_file', args: { path: '/a' } })).value).toBe('dry run');
+    expect(bodyRan).toBe(false);
+    dispose.dispose();
+    host.hooks.execute(async () => 42);
+    const invalid = await host.call({ id: '2', name: 'read_file', args: { path: '/a' } });
+    expect(invalid.error?.kind).toBe('invalid-output');
+  });
+
+  it('cannot run the body twice', async () => {
+    const { host } = recordingHost();
+    let runs = 0;
+    host.register(readFileTool(() => (++runs, 'x')));
+    host.hooks.execute(async (_e, next) => (await next(), next()));
+    const result = await host.call({ id: '1', name: 'read_file', args: { path: '/a' } });
+    expect(result.error?.message).toMatch(/called next\(\) twice/);
+    expect(runs).toBe(1);
+  });
+});
+
+describe('tools/post-execute', () => {
+  const userTool = () =>
+    defineTool({
+      name: 'user',
+      description: 'A user.',
+      output: { schema: { type: 'object', properties: { name: { type: 'string', required: true }, ssn: { type: 'string' } } } },
+      execute: () => ({ name: 'Ada', ssn: '123-45-6789' }),
+    });
+
+  it('replace-content changes what the model reads and keeps the value intact', async () => {
+    const { host } = recordingHost();
+    host.register(userTool());
+    host.hooks.postExecute(() => decision.replaceContent([{ type: 'text', text: 'A user record.' }], { additionalContext: 'shortened' }));
+    const result = await host.call({ id: '1', name: 'user', args: {} });
+    expect(result.content).toEqual([{ type: 'text', text: 'A user record.' }]);
+    expect(result.value).toEqual({ name: 'Ada', ssn: '123-45-6789' });
+    expect(result.additionalContexts).toEqual(['shortened']);
+  });
+
+  it('replace-value is re-validated, re-frozen and rendered again', async () => {
+    const { host } = recordingHost();
+    host.register(userTool());
+    host.hooks.postExecute(() => decision.replaceContent([{ type: 'text', text: 'shows 123-45-6789' }]));
+    host.hooks.postExecute((_e, result) => decision.replaceValue({ ...(result.value as object), ssn: 'redacted' }));
+    const result = await host.call({ id: '1', name: 'user', args: {} });
+    expect(result.value).toEqual({ name: 'Ada', ssn: 'redacted' });
+    expect(Object.isFrozen(result.value)).toBe(true);
+    expect(JSON.stringify(result.content)).not.toContain('123-45-6789');
+  });
+
+  it('an invalid replacement value becomes an error', async () => {
+    const { host } = recordingHost();
+    host.register(userTool());
+    host.hooks.postExecute(() => decision.replaceValue({ name: 7 }));
+    const result = await host.call({ id: '1', name: 'user', args: {} });
+    expect(result.isError).toBe(true);
+    expect(result.error?.kind).toBe('invalid-output');
+    expect(result.error?.message).toMatch(/post-execute listener #0 .*value\.name/);
+    expect(result.value).toBeUndefined();
+  });
+
+  it('block withholds value and content, is final, and keeps the contexts', async () => {
+    const { host } = recordingHost();
+    host.register(userTool());
+    let laterCalled = false;
+    host.hooks.postExecute(() => decision.block('contains PII', { additionalContext: 'ask for consent first' }));
+    host.hooks.postExecute(() => ((laterCalled = true), decision.replaceValue({ name: 'x' })));
+    const result = await host.call({ id: '1', name: 'user', args: {} });
+    expect(result).toMatchObject({ isError: true, blocked: { reason: 'contains PII', index: 0 }, additionalContexts: ['ask for consent first'] });
+    expect(result.value).toBeUndefined();
+    expect(JSON.stringify(result.content)).not.toContain('Ada');
+    expect(laterCalled).toBe(false);
+  });
+
+  it('collects additionalContexts from pre and post listeners in order', async () => {
+    const { host } = recordingHost();
+    host.register(userTool());
+    host.hooks.preExecute(() => decision.allow({ additionalContext: 'pre' }));
+    host.hooks.postExecute(() => decision.replaceContent([{ type: 'text', text: 'x' }], { additionalContext: 'post' }));
+    expect((await host.call({ id: '1', name: 'user', args: {} })).additionalContexts).toEqual(['pre', 'post']);
+  });
+
+  it('a throwing post-execute listener blocks (fail closed)', async () => {
+    const { host } = recordingHost();
+    host.register(userTool());
+    host.hooks.postExecute(() => {
+      throw new Error('redactor down');
+    });
+    const result = await host.call({ id: '1', name: 'user', args: {} });
+    expect(result.blocked?.reason).toMatch(/redactor down/);
+    expect(result.value).toBeUndefined();
+  });
+});
+
+describe('events', () => {
+  it('emits tool/call, tool/decision, tool/result in order with frozen args and who decided', async () => {
+    let t = 1000;
+    const { host, events } = recordingHost({ now: () => (t += 5) });
+    host.register(readFileTool());
+    host.hooks.guard((e) => ((e.args as { path: string }).path.startsWith('/etc') ? 'outside workspace' : undefined));
+    await host.call({ id: 'ok', name: 'read_file', args: { path: '/a' } });
+    await host.call({ id: 'no', name: 'read_file', args: { path: '/etc/passwd' } });
+    expect(events.map((e) => `${e.type}:${'callId' in e ? e.callId : ''}`)).toEqual([
+      'tool/call:ok',
+      'tool/decision:ok',
+      'tool/result:ok',
+      'tool/call:no',
+      'tool/decision:no',
+      'tool/result:no',
+    ]);
+    expect(events.map((e) => e.seq)).toEqual([1, 2, 3, 4, 5, 6]);
+    expect(events[0]).toMatchObject({ type: 'tool/call', args: { path: '/a' }, argsValid: true, origin: { kind: 'model' } });
+    expect(Object.isFrozen((events[0] as { args: object }).args)).toBe(true);
+    expect(events[4]).toMatchObject({ decision: 'deny', by: { kind: 'guard', index: 0 }, reason: 'outside workspace' });
+    expect(events[5]).toMatchObject({ isError: true, denied: { by: 'guard', reason: 'outside workspace' } });
+    expect((events[5] as { durationMs: number }).durationMs).toBeGreaterThan(0);
+  });
+
+  it('never logs a PTC token, only its digest', async () => {
+    const { host, events } = recordingHost();
+    host.register(readFileTool());
+    const token = 'tok_super_secret_value';
+    await host.call({ id: 'c', name: 'read_file', args: { path: '/a' } }, { origin: { kind: 'ptc', parentCallId: 'run-1', token } });
+    expect(JSON.stringify(events)).not.toContain(token);
+    expect(events[0]).toMatchObject({ origin: { kind: 'ptc', parentCallId: 'run-1', tokenId: expect.stringMatching(/^[0-9a-f]{16}$/) } });
+  });
+
+  it('a JSONL sink writes one event a line, and the log reads back', async () => {
+    const path = join(mkdtempSync(join(tmpdir(), 'ptc-log-')), 'session.jsonl');
+    const sink = jsonlFileSink(path);
+    const host = createToolHost({ onEvent: sink });
+    host.register(readFileTool());
+    await host.runTurn([
+      { id: '1', name: 'read_file', args: { path: '/a' } },
+      { id: '2', name: 'nope', args: {} },
+    ]);
+    sink.close();
+    const text = readFileSync(path, 'utf8');
+    expect(text.trimEnd().split('\n')).toHaveLength(5);
+    const { events, problems } = readJsonl(text + '{"type":"tool/ca');
+    expect(problems).toEqual([{ line: 6, problem: 'truncated last line' }]);
+    expect(events.map((e) => e.type)).toEqual(['tool/call', 'tool/decision', 'tool/result', 'tool/call', 'tool/result']);
+    expect(events[2]).toMatchObject({ callId: '1', value: 'contents of /a' });
+  });
+
+  it('a throwing sink never breaks a call', async () => {
+    const host = createToolHost({
+      onEvent: () => {
+        throw new Error('disk full');
+      },
+    });
+    host.register(readFileTool());
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => warnings.push(w.message);
+    process.on('warning', onWarning);
+    const result = await host.call({ id: '1', name: 'read_file', args: { path: '/a' } });
+    await new Promise((r) => setImmediate(r));
+    process.off('warning', onWarning);
+    expect(result.value).toBe('contents of /a');
+    expect(warnings.some((w) => w.includes('disk full'))).toBe(true);
+  });
+});
+
+describe('abort', () => {
+  it('a call whose signal is already aborted is recorded and never runs', async () => {
+    const { host, events } = recordingHost();
+    let ran = false;
+    host.register(readFileTool(() => ((ran = true), 'x')));
+    const controller = new AbortController();
+    controller.abort();
+    const result = await host.call({ id: '1', name: 'read_file', args: { path: '/a' } }, { signal: controller.signal });
+    expect(result.error?.kind).toBe('aborted');
+    expect(ran).toBe(false);
+    expect(events.map((e) => e.type)).toEqual(['tool/call', 'tool/result']);
+  });
+
+  it('passes the signal to the body and returns as soon as it fires', async () => {
+    const { host } = recordingHost();
+    let bodySignal: AbortSignal | undefined;
+    host.register(
+      defineTool({ name: 'hang', description: 'Hangs.', parameters: z.object({}), execute: (_a, exec) => ((bodySignal = exec.signal), new Promise(() => {})) }),
+    );
+    const controller = new AbortController();
+    const pending = host.call({ id: '1', name: 'hang', args: {} }, { signal: controller.signal });
+    await new Promise((r) => setTimeout(r, 5));
+    controller.abort();
+    const result = await pending;
+    expect(result.error?.kind).toBe('aborted');
+    expect(bodySignal?.aborted).toBe(true);
+  });
+});

@@ -10,7 +10,7 @@ function instrumentedHost(maxConcurrency: number) {
   const running = new Set<string>();
   const log: string[] = [];
   let maxParallel = 0;
-  const gates = new Map<string, ReturnType<typeof deferred>>();
+  const gates = new Map<string, ReturnType<typeof deferred<void>>>();
   const overlapsOfExclusive: string[] = [];
   const gate = (id: string) => {
     let g = gates.get(id);

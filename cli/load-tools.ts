@@ -1,9 +1,10 @@
 /**
- * `--tools <module>`: what a tools module may export, in the order looked for: a default or
+ * `--tools <module>`: what a tools module may export, in the order looked for: a `createHost`
+ * factory (called with the CLI's host options: approval channel, event sink), a default or
  * named `host` (a `createToolHost` result), a default or named `tools` array, or every export
  * that is a tool. Anything else is a one-line error naming the module.
  */
-import { createToolHost, type Tool, type ToolHost } from '../tools/index.js';
+import { createToolHost, type Tool, type ToolHost, type ToolHostOptions } from '../tools/index.js';
 import { CliError } from './errors.js';
 import { importModule } from './import-module.js';
 
@@ -15,18 +16,22 @@ function isHost(value: unknown): value is ToolHost {
 }
 
 /** Extracts a host from a module namespace; undefined when it holds no tools. */
-export function hostFromModule(mod: Record<string, unknown>): ToolHost | undefined {
+export function hostFromModule(mod: Record<string, unknown>, options: ToolHostOptions = {}): ToolHost | undefined {
+  if (typeof mod.createHost === 'function') {
+    const made: unknown = (mod.createHost as (o: ToolHostOptions) => unknown)(options);
+    if (isHost(made)) return made;
+  }
   for (const candidate of [mod.host, mod.default]) if (isHost(candidate)) return candidate;
   for (const candidate of [mod.tools, mod.default]) {
     if (Array.isArray(candidate) && candidate.length > 0 && candidate.every(isTool)) {
-      const host = createToolHost();
+      const host = createToolHost(options);
       host.register(candidate);
       return host;
     }
   }
   const loose = Object.values(mod).filter(isTool);
   if (loose.length > 0) {
-    const host = createToolHost();
+    const host = createToolHost(options);
     host.register(loose);
     return host;
   }
@@ -34,9 +39,9 @@ export function hostFromModule(mod: Record<string, unknown>): ToolHost | undefin
 }
 
 /** Loads `--tools <path>` into a host. Throws {@link CliError} (exit 2) when missing or toolless. */
-export async function loadToolsModule(path: string): Promise<ToolHost> {
+export async function loadToolsModule(path: string, options: ToolHostOptions = {}): Promise<ToolHost> {
   const mod = await importModule(path);
-  const host = hostFromModule(mod);
+  const host = hostFromModule(mod, options);
   if (!host) throw new CliError(`${path} exports no tools (export a tools array, a host, or tools made with defineTool)`);
   return host;
 }

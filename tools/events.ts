@@ -70,8 +70,83 @@ export interface PtcDispatchEvent extends Stamp {
   readonly args: JsonValue;
 }
 
+/** A PTC run began: `callId` is the run_code call, `tokenId` the digest of its fresh token. */
+export interface PtcRunStartEvent extends Stamp {
+  readonly type: 'ptc/run-start';
+  readonly callId: string;
+  readonly tokenId: string;
+}
+
+/** A PTC run ended and its token was revoked; `limit` names the limit that ended it, if one did. */
+export interface PtcRunEndEvent extends Stamp {
+  readonly type: 'ptc/run-end';
+  readonly callId: string;
+  readonly tokenId: string;
+  readonly outcome: 'ok' | 'thrown' | 'limit' | 'crash' | 'aborted';
+  readonly limit?: { readonly name: string; readonly value: number };
+  /** Child calls dispatched during the run. */
+  readonly calls: number;
+  readonly durationMs: number;
+}
+
+/** A call reached the bridge after its run's token was revoked (a leaked promise): refused. */
+export interface PtcCallRefusedEvent extends Stamp {
+  readonly type: 'ptc/call-refused';
+  readonly parentCallId: string;
+  readonly tokenId: string;
+  /** The name the program used (untrusted, as sent). */
+  readonly toolName: string;
+  readonly reason: string;
+}
+
+/** A background job started (see tools/jobs). `owner` is the agent that controls it, if any. */
+export interface JobStartEvent extends Stamp {
+  readonly type: 'job/start';
+  readonly jobId: string;
+  readonly kind: string;
+  readonly label: string;
+  readonly owner?: AgentRef;
+}
+
+/** What a job reports as progress; every field optional. */
+export interface JobProgressInfo {
+  readonly message?: string;
+  readonly done?: number;
+  readonly total?: number;
+}
+
+/** A running job reported progress (coalesced: at most one event per job per progress interval). */
+export interface JobProgressEvent extends Stamp {
+  readonly type: 'job/progress';
+  readonly jobId: string;
+  readonly progress: JobProgressInfo;
+}
+
+/** A job ended: succeeded (with its value), failed (with its error) or killed (with why). */
+export interface JobEndEvent extends Stamp {
+  readonly type: 'job/end';
+  readonly jobId: string;
+  readonly status: 'succeeded' | 'failed' | 'killed';
+  readonly value?: JsonValue;
+  readonly error?: string;
+  /** Output bytes appended over the job's life, and how many of them the ring buffer dropped. */
+  readonly outputBytes: number;
+  readonly droppedBytes: number;
+  readonly durationMs: number;
+}
+
 /** Every event the host emits. */
-export type ToolEvent = ToolCallEvent | ToolDecisionEvent | ToolResultEvent | PtcDispatchEvent;
+export type ToolEvent =
+  | ToolCallEvent
+  | ToolDecisionEvent
+  | ToolResultEvent
+  | PtcDispatchEvent
+  | PtcRunStartEvent
+  | PtcRunEndEvent
+  | PtcCallRefusedEvent
+  | JobStartEvent
+  | JobProgressEvent
+  | JobEndEvent;
 
 /** An event before the host stamps it. */
 export type UnstampedEvent = ToolEvent extends infer E ? (E extends ToolEvent ? Omit<E, 'seq' | 'time'> : never) : never;

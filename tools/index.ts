@@ -40,7 +40,14 @@ export type {
   DecisionBy,
   EventOrigin,
   EventSink,
+  JobEndEvent,
+  JobProgressEvent,
+  JobProgressInfo,
+  JobStartEvent,
+  PtcCallRefusedEvent,
   PtcDispatchEvent,
+  PtcRunEndEvent,
+  PtcRunStartEvent,
   ToolCallEvent,
   ToolDecisionEvent,
   ToolEvent,
@@ -50,6 +57,18 @@ export type {
 export { jsonlFileSink, memoryJsonlSink, readJsonl } from './jsonl.js';
 export type { JsonlProblem } from './jsonl.js';
 export { unwrapResult } from './unwrap-result.js';
+export {
+  backgroundHandleSchema,
+  createJobTools,
+  DEFAULT_JOB_OUTPUT_BYTES,
+  DEFAULT_JOB_READ_BYTES,
+  isBackgroundHandle,
+  jobInfoSchema,
+  JobStartError,
+  MAX_JOB_READ_BYTES,
+  UnknownJobError,
+} from './jobs/index.js';
+export type { BackgroundHandle, JobInfo, JobManager, JobManagerOptions, JobReadResult, JobRunContext, JobStartOptions, JobStatus } from './jobs/index.js';
 export { isZodObject, isZodSchema, toModelJsonSchema } from './zod-util.js';
 export type {
   AgentRef,

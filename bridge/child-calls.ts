@@ -1,0 +1,104 @@
+/**
+ * The record of a run's child calls, as the model sees it in `calls`: which tool, how it ended,
+ * how long it took, and, when the run was cut short, whether each call completed, was cancelled
+ * before its body ran, or may have completed (its body had started when the abort came, and a
+ * body is not obliged to stop).
+ */
+import type { ToolResult } from '../tools/index.js';
+import type { ChildStatus } from './guest-outcome.js';
+
+/** How a child call ended relative to the run's end. */
+export type ChildSettlement = 'completed' | 'cancelled' | 'may-have-completed';
+
+/** One child call as reported in run_code's `calls`. */
+export interface ChildCallRecord {
+  /** The pair id: the child's call id, also in its `tool/ptc-dispatch` and `tool/*` events. */
+  readonly id: string;
+  readonly tool: string;
+  /** `refused`: the bridge refused it before the pipeline (unknown name, argument caps). */
+  readonly status: ChildStatus | 'refused' | 'pending';
+  readonly ms: number;
+  readonly settlement: ChildSettlement;
+}
+
+interface Entry {
+  id: string;
+  tool: string;
+  startedAt: number;
+  phase: 'queued' | 'running' | 'settled';
+  status: ChildCallRecord['status'];
+  ms: number;
+  settlement: ChildSettlement;
+  /** Set when it settled after the run was revoked. */
+  late: boolean;
+}
+
+/** Mutable bookkeeping behind `calls`. */
+export class ChildCalls {
+  private readonly entries: Entry[] = [];
+  private readonly byId = new Map<string, Entry>();
+  private revoked = false;
+
+  constructor(private readonly now: () => number) {}
+
+  /** Records a dispatched call (queued until the scheduler starts it). */
+  add(id: string, tool: string): void {
+    const entry: Entry = { id, tool, startedAt: this.now(), phase: 'queued', status: 'pending', ms: 0, settlement: 'completed', late: false };
+    this.entries.push(entry);
+    this.byId.set(id, entry);
+  }
+
+  /** Records a call the bridge refused itself. */
+  refused(id: string, tool: string): void {
+    this.add(id, tool);
+    this.settle(id, 'refused');
+  }
+
+  started(id: string): void {
+    const e = this.byId.get(id);
+    if (e && e.phase === 'queued') e.phase = 'running';
+  }
+
+  /** Records how a call ended; `result` tells a cancellation from a body that may have run. */
+  settle(id: string, status: ChildCallRecord['status'], result?: ToolResult): void {
+    const e = this.byId.get(id);
+    if (!e || e.phase === 'settled') return;
+    const wasRunning = e.phase === 'running';
+    e.phase = 'settled';
+    e.status = status;
+    e.ms = this.now() - e.startedAt;
+    if (!this.revoked) return;
+    e.late = true;
+    if (!wasRunning) e.settlement = 'cancelled';
+    else if (result?.error?.kind === 'aborted') e.settlement = /before it started/.test(result.error.message) ? 'cancelled' : 'may-have-completed';
+    else if (result?.denied) e.settlement = 'cancelled';
+    else e.settlement = 'completed';
+  }
+
+  /** Marks the run as ended: from now on a settling call is judged as cut short. */
+  revoke(): void {
+    this.revoked = true;
+  }
+
+  /** Calls still queued or running. */
+  get unsettled(): number {
+    let n = 0;
+    for (const e of this.entries) if (e.phase !== 'settled') n++;
+    return n;
+  }
+
+  get count(): number {
+    return this.entries.length;
+  }
+
+  /** The records; calls still unsettled are reported as cancelled (queued) or may-have-completed (running). */
+  snapshot(): ChildCallRecord[] {
+    return this.entries.map((e) => ({
+      id: e.id,
+      tool: e.tool,
+      status: e.status,
+      ms: e.phase === 'settled' ? e.ms : this.now() - e.startedAt,
+      settlement: e.phase === 'settled' ? e.settlement : e.phase === 'queued' ? 'cancelled' : 'may-have-completed',
+    }));
+  }
+}

@@ -1,0 +1,34 @@
+/** Host-side errors of a PTC run. They travel to the host and the trace, never into a program. */
+import { PtcError } from '../tools/index.js';
+
+/**
+ * A run hit one of its limits. Used as the abort reason of the run's signal, so the runner and
+ * every in-flight child learn which limit ended the run, and as the run's error text.
+ */
+export class RunLimitError extends PtcError {
+  override readonly name = 'RunLimitError';
+  constructor(
+    /** The limit's name as in `RunLimits` (`wallMs`, `maxCalls`, …). */
+    readonly limit: string,
+    /** The limit's configured value. */
+    readonly value: number,
+    /** What happened, in words. */
+    readonly detail: string,
+  ) {
+    super(`run_code limit ${limit}=${value} exceeded: ${detail}`);
+  }
+  static override isInstance(value: unknown): value is RunLimitError {
+    return PtcError.isInstance(value) && value.name === 'RunLimitError';
+  }
+}
+
+/** The run was cancelled from outside (the run_code call's own signal). */
+export class RunAbortedError extends PtcError {
+  override readonly name = 'RunAbortedError';
+  constructor(readonly detail: string) {
+    super(`run_code was aborted: ${detail}`);
+  }
+  static override isInstance(value: unknown): value is RunAbortedError {
+    return PtcError.isInstance(value) && value.name === 'RunAbortedError';
+  }
+}

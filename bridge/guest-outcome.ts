@@ -1,0 +1,40 @@
+/**
+ * What a program gets for one call: the final canonical value after post-execute policy (a
+ * replace-value is what it reads; a replace-content changes nothing for it), or a readable
+ * failure that the guest turns into a `ToolCallError`. Only `toolName` and a message cross: no
+ * error kinds, no additional contexts, nothing host-internal. A denial is worded as a binding
+ * refusal so a program (and the model reading its output) does not try to route around it.
+ */
+import type { ToolResult } from '../tools/index.js';
+
+/**
+ * What the guest's `await tools.x()` settles with: the JSON text of the value, or the tool name
+ * and message of a `ToolCallError`. (Structurally the runtime's `ChildOutcome`.)
+ */
+export type ChildOutcome =
+  | { readonly ok: true; readonly json: string }
+  | { readonly ok: false; readonly toolName: string; readonly message: string };
+
+/** How a child call ended, for the run's `calls` list. */
+export type ChildStatus = 'ok' | 'error' | 'denied';
+
+/** The guest outcome of a pipeline result, its status and the bytes of JSON handed to the program. */
+export function guestOutcomeOf(result: ToolResult): { outcome: ChildOutcome; status: ChildStatus; bytes: number } {
+  const toolName = result.toolName;
+  if (!result.isError) {
+    const json = JSON.stringify(result.value ?? null);
+    return { outcome: { ok: true, json }, status: 'ok', bytes: Buffer.byteLength(json, 'utf8') };
+  }
+  if (result.denied) {
+    const by = result.denied.by === 'listener' ? 'a policy listener' : result.denied.by === 'guard' ? 'a guard' : 'the approver';
+    const message = `Denied: the call to "${toolName}" was denied by ${by}: ${result.denied.reason}. This decision is final; do not retry or work around it.`;
+    return { outcome: { ok: false, toolName, message }, status: 'denied', bytes: 0 };
+  }
+  const message = result.error?.message ?? `The call to "${toolName}" failed.`;
+  return { outcome: { ok: false, toolName, message }, status: 'error', bytes: 0 };
+}
+
+/** A failure outcome for a call the bridge refused before the pipeline. */
+export function guestFailure(toolName: string, message: string): ChildOutcome {
+  return { ok: false, toolName, message };
+}

@@ -1,0 +1,12 @@
+/** The host side of a PTC run: token, dispatch into the pipeline, revocation, per-run limits. */
+export { openRunBridge } from './run-bridge.js';
+export type { BridgeLimits, LogLevel, RunBridge, RunBridgeOptions, RunEnd, RunReport } from './run-bridge.js';
+export type { ChildCallRecord, ChildSettlement } from './child-calls.js';
+export type { ChildOutcome, ChildStatus } from './guest-outcome.js';
+export { guestOutcomeOf } from './guest-outcome.js';
+export { jsonDepth, parseGuestArgs } from './guest-args.js';
+export type { ArgCaps, GuestArgs } from './guest-args.js';
+export { PausableDeadline } from './pausable-deadline.js';
+export type { DeadlineClock } from './pausable-deadline.js';
+export { createRunToken } from './run-token.js';
+export { RunAbortedError, RunLimitError } from './errors.js';

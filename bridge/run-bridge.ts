@@ -1,0 +1,272 @@
+/**
+ * The host side of one PTC run. Invariants it owns:
+ *
+ * - Token: each run gets a fresh token (crypto random) that stays here. Every child call re-enters
+ *   `host.call` with origin `{ kind: 'ptc', parentCallId, token }`, for the parent's agent, so every
+ *   listener, guard, approval and event applies exactly as to a direct call.
+ * - Revocation: the token is revoked the moment the run ends, whichever way (result, throw,
+ *   limit, abort, crash). A call arriving after that (a leaked promise, a misbehaving sandbox
+ *   process) is refused and recorded as `ptc/call-refused`; in-flight children get their abort
+ *   signal and queued ones never start.
+ * - Dispatch record: before any policy runs, `tool/ptc-dispatch` records only the pair id, the
+ *   tool name and the normalized args.
+ * - Names: the program's callable name maps to a tool name through the codegen mapping (a `Map`),
+ *   so `constructor` or `__proto__` is an unknown tool, never a prototype lookup.
+ * - Untrusted guest: argument caps are checked again on the JSON text; nothing the guest sends is
+ *   trusted to be small, shallow or well-formed.
+ * - Scheduling: children go through a per-run `CallScheduler` (exclusive tools never overlap a
+ *   sibling; parallel ones are bounded by `maxInFlight`).
+ * - Limits: `maxCalls`, `maxLogBytes` and the wall clock are enforced here; the wall clock pauses
+ *   while any child waits for a person (seen as the child's `ask` decision event), because
+ *   approval has its own timeout. A limit aborts `signal` with a {@link RunLimitError} naming it.
+ */
+import { CallScheduler, tokenIdOf, type AgentRef, type JsonValue, type ToolEvent, type ToolHost, type ToolResult } from '../tools/index.js';
+import { ChildCalls, type ChildCallRecord } from './child-calls.js';
+import { RunAbortedError, RunLimitError } from './errors.js';
+import { parseGuestArgs, type ArgCaps } from './guest-args.js';
+import { guestFailure, guestOutcomeOf, type ChildOutcome } from './guest-outcome.js';
+import { PausableDeadline, type DeadlineClock } from './pausable-deadline.js';
+import { createRunToken } from './run-token.js';
+
+/** The limits the bridge enforces (a subset of the runtime's `RunLimits`). */
+export interface BridgeLimits extends ArgCaps {
+  readonly wallMs: number;
+  readonly maxCalls: number;
+  readonly maxInFlight: number;
+  readonly maxLogBytes: number;
+}
+
+/** Options of {@link openRunBridge}. */
+export interface RunBridgeOptions {
+  readonly host: ToolHost;
+  /** The run_code call's id: the parent of every child. */
+  readonly parentCallId: string;
+  /** The agent the run is for; children run for it too. */
+  readonly agent?: AgentRef;
+  /** The run_code call's own signal: aborting it aborts the run. */
+  readonly signal?: AbortSignal;
+  readonly limits: BridgeLimits;
+  /** Callable name (as the program wrote it) to tool name; the codegen mapping. */
+  readonly toolNames: ReadonlyMap<string, string>;
+  /** How long `close` waits for aborted in-flight children to settle (default 250 ms). */
+  readonly cancelGraceMs?: number;
+  /** Timers for the wall clock; inject in tests. */
+  readonly clock?: DeadlineClock;
+}
+
+/** A console line captured from the program. */
+export type LogLevel = 'log' | 'info' | 'warn' | 'error' | 'debug';
+
+/** How the run ended, as reported in `ptc/run-end`. */
+export interface RunEnd {
+  readonly outcome: 'ok' | 'thrown' | 'limit' | 'crash' | 'aborted';
+  readonly limit?: { readonly name: string; readonly value: number };
+}
+
+/** What the bridge knows once a run is over. */
+export interface RunReport {
+  readonly calls: ChildCallRecord[];
+  readonly logs: string[];
+  readonly logBytes: number;
+  /** Bytes of JSON handed to the program by child calls (kept out of the model's context). */
+  readonly childResultBytes: number;
+  /** Wall time spent with at least one child waiting for approval. */
+  readonly approvalWaitMs: number;
+}
+
+/** The host side of one run. */
+export interface RunBridge {
+  /** What the runner calls (structurally the runtime's `GuestBridge`). */
+  readonly guest: {
+    call(name: string, argsJson: string): Promise<ChildOutcome>;
+    log(level: LogLevel, text: string): void;
+  };
+  /** Give this to the runner: aborted on a limit, on the parent's abort, and at close. */
+  readonly signal: AbortSignal;
+  /** Digest of the token, as logged. */
+  readonly tokenId: string;
+  /** Why the bridge stopped the run (limit or outside abort), if it did. */
+  readonly stopReason: RunLimitError | RunAbortedError | undefined;
+  /** Revokes the token, cancels what is still in flight, emits `ptc/run-end`, reports. */
+  close(end: RunEnd): Promise<RunReport>;
+}
+
+let runCounter = 0;
+
+/** Opens the bridge for one run and emits `ptc/run-start`. */
+export function openRunBridge(options: RunBridgeOptions): RunBridge {
+  const { host, parentCallId, agent, limits, toolNames } = options;
+  const token = createRunToken();
+  const tokenId = tokenIdOf(token);
+  const origin = Object.freeze({ kind: 'ptc' as const, parentCallId, token });
+  const now = () => performance.now();
+  const openedAt = now();
+  const runTag = `${tokenId.slice(0, 8)}${(++runCounter).toString(36)}`;
+  const calls = new ChildCalls(now);
+  const scheduler = new CallScheduler(limits.maxInFlight);
+  const runAbort = new AbortController();
+  const logs: string[] = [];
+  let logBytes = 0;
+  let childResultBytes = 0;
+  let dispatched = 0;
+  let revoked = false;
+  let stopReason: RunLimitError | RunAbortedError | undefined;
+
+  const stop = (reason: RunLimitError | RunAbortedError) => {
+    if (revoked || stopReason) return;
+    stopReason = reason;
+    revoked = true;
+    calls.revoke();
+    scheduler.cancelPending(reason);
+    deadline.stop();
+    runAbort.abort(reason);
+  };
+
+  const deadline = new PausableDeadline(
+    limits.wallMs,
+    () => stop(new RunLimitError('wallMs', limits.wallMs, `the run took longer than ${limits.wallMs} ms of wall-clock time (approval waits excluded)`)),
+    options.clock,
+  );
+
+  // Approval waits pause the wall clock: an `ask` for one of our children starts a wait, its
+  // approval decision (or result) ends it.
+  const waiting = new Set<string>();
+  let waitStartedAt = 0;
+  let approvalWaitMs = 0;
+  const ourChildren = new Set<string>();
+  const endWait = (callId: string) => {
+    if (!waiting.delete(callId)) return;
+    if (waiting.size === 0) approvalWaitMs += now() - waitStartedAt;
+    deadline.resume();
+  };
+  const sink = host.onEvent((event: ToolEvent) => {
+    if (event.type === 'tool/decision') {
+      if (!ourChildren.has(event.callId)) return;
+      if (event.stage === 'policy' && event.decision === 'ask' && !waiting.has(event.callId)) {
+        if (waiting.size === 0) waitStartedAt = now();
+        waiting.add(event.callId);
+        deadline.pause();
+      } else if (event.stage === 'approval') endWait(event.callId);
+    } else if (event.type === 'tool/result' && ourChildren.has(event.callId)) endWait(event.callId);
+  });
+
+  const parentSignal = options.signal;
+  const onParentAbort = () => stop(new RunAbortedError(reasonText(parentSignal?.reason)));
+  if (parentSignal?.aborted) onParentAbort();
+  else parentSignal?.addEventListener('abort', onParentAbort, { once: true });
+
+  host.emit({ type: 'ptc/run-start', callId: parentCallId, tokenId });
+
+  const refuseLate = (name: string): ChildOutcome => {
+    const reason = stopReason ? `the run already ended (${stopReason.message})` : 'the run already ended; its token is revoked';
+    host.emit({ type: 'ptc/call-refused', parentCallId, tokenId, toolName: String(name).slice(0, 200), reason });
+    return guestFailure(String(name).slice(0, 200), `The call to "${String(name).slice(0, 200)}" was refused: ${reason}.`);
+  };
+
+  const call = async (name: string, argsJson: string): Promise<ChildOutcome> => {
+    if (revoked) return refuseLate(name);
+    const label = typeof name === 'string' ? name.slice(0, 200) : String(name);
+    const id = `${parentCallId}/${runTag}.${++dispatched}`;
+    if (dispatched > limits.maxCalls) {
+      stop(new RunLimitError('maxCalls', limits.maxCalls, `the program made more than ${limits.maxCalls} tool calls`));
+      calls.refused(id, label);
+      return guestFailure(label, `The call to "${label}" was refused: the run exceeded maxCalls=${limits.maxCalls}.`);
+    }
+    const toolName = typeof name === 'string' ? toolNames.get(name) : undefined;
+    if (toolName === undefined) {
+      calls.refused(id, label);
+      const available = [...toolNames.keys()];
+      return guestFailure(label, `Unknown tool "${label}". Available tools: ${available.length ? available.join(', ') : '(none)'}.`);
+    }
+    const parsed = parseGuestArgs(toolName, argsJson, limits);
+    if (!parsed.ok) {
+      calls.refused(id, toolName);
+      return guestFailure(toolName, parsed.message);
+    }
+    const args: JsonValue = parsed.args;
+    host.emit({ type: 'tool/ptc-dispatch', pairId: id, toolName, args });
+    calls.add(id, toolName);
+    ourChildren.add(id);
+    let result: ToolResult;
+    try {
+      result = await scheduler.submit(host.executionMode({ name: toolName, args }), () => {
+        calls.started(id);
+        return host.call({ id, name: toolName, args }, { ...(agent ? { agent } : {}), signal: runAbort.signal, origin });
+      });
+    } catch (err) {
+      // Cancelled before it started (the run ended), or the host itself failed.
+      calls.settle(id, 'error');
+      const why = revoked ? 'the run ended before it started' : `the host failed: ${reasonText(err)}`;
+      return guestFailure(toolName, `The call to "${toolName}" did not run: ${why}.`);
+    } finally {
+      ourChildren.delete(id);
+      endWait(id);
+    }
+    const mapped = guestOutcomeOf(result);
+    calls.settle(id, mapped.status, result);
+    if (mapped.outcome.ok) childResultBytes += mapped.bytes;
+    return mapped.outcome;
+  };
+
+  const log = (level: LogLevel, text: string) => {
+    if (revoked) return;
+    const line = `${level === 'log' ? '' : `[${level}] `}${typeof text === 'string' ? text : String(text)}`;
+    const bytes = Buffer.byteLength(line, 'utf8') + 1;
+    if (logBytes + bytes > limits.maxLogBytes) {
+      stop(new RunLimitError('maxLogBytes', limits.maxLogBytes, `the program logged more than ${limits.maxLogBytes} bytes`));
+      return;
+    }
+    logBytes += bytes;
+    logs.push(line);
+  };
+
+  const close = async (end: RunEnd): Promise<RunReport> => {
+    if (!revoked) {
+      revoked = true;
+      calls.revoke();
+      scheduler.cancelPending(new RunAbortedError('the run ended'));
+      deadline.stop();
+    }
+    parentSignal?.removeEventListener('abort', onParentAbort);
+    if (!runAbort.signal.aborted) runAbort.abort(new RunAbortedError('the run ended; its token is revoked'));
+    await waitForSettled(calls, options.cancelGraceMs ?? 250);
+    sink.dispose();
+    if (waiting.size > 0) approvalWaitMs += now() - waitStartedAt;
+    const report: RunReport = { calls: calls.snapshot(), logs, logBytes, childResultBytes, approvalWaitMs };
+    host.emit({
+      type: 'ptc/run-end',
+      callId: parentCallId,
+      tokenId,
+      outcome: end.outcome,
+      ...(end.limit ? { limit: end.limit } : {}),
+      calls: calls.count,
+      durationMs: now() - openedAt,
+    });
+    return report;
+  };
+
+  return {
+    guest: { call, log },
+    signal: runAbort.signal,
+    tokenId,
+    get stopReason() {
+      return stopReason;
+    },
+    close,
+  };
+}
+
+async function waitForSettled(calls: ChildCalls, graceMs: number): Promise<void> {
+  const until = performance.now() + graceMs;
+  while (calls.unsettled > 0 && performance.now() < until) await new Promise((r) => setTimeout(r, 5));
+}
+
+function reasonText(reason: unknown): string {
+  if (reason instanceof Error) return reason.message || reason.name;
+  if (reason === undefined) return 'aborted';
+  try {
+    return String(reason);
+  } catch {
+    return 'aborted';
+  }
+}

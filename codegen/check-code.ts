@@ -1,0 +1,258 @@
+/**
+ * `checkCode`: type-checks a model's program against generated declarations with the real
+ * TypeScript compiler, before it runs, and reports diagnostics at the model's own lines.
+ *
+ * Why it is shaped this way:
+ * - Speed. Building a program from scratch costs ~100 ms and the first check in a process far
+ *   more, so every declaration text gets one long-lived LanguageService (an LRU of a few), the
+ *   standard library's parsed files are shared by all of them through one DocumentRegistry, and
+ *   only the program file changes between checks. `warmupCheckCode` (or `new CodeChecker(...)
+ *   .warmup()`) pays the first-check cost at creation time, off the request path.
+ * - Strict where it protects the calls, lenient where it only adds friction (DESIGN "PTC
+ *   mode"): `strict`, but `noImplicitAny` and `useUnknownInCatchVariables` are off (an untyped
+ *   `catch (e)` or callback parameter is fine), and neither `noUncheckedIndexedAccess` nor
+ *   `exactOptionalPropertyTypes` is on. Argument and result types, unknown tools, missing
+ *   fields and host globals all stay errors.
+ * - No host globals: the lib is ES2023 only (no DOM) and `types` is empty (no Node), so
+ *   `process`, `require` and `fetch` are errors, rephrased to say why.
+ * - The program is an async function body: it is wrapped in `async function` so top-level
+ *   `await` and `return` check; a body that closes the wrapper early is reported as such.
+ *   Nothing is resolved from disk: imports cannot pull declarations in.
+ */
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import ts from 'typescript';
+import type { GeneratedToolTypes } from './generate-tool-types.js';
+import { normalizeProgram } from './normalize-program.js';
+import { rephraseDiagnostic } from './rephrase-diagnostic.js';
+
+/** One problem in the model's program, positioned in the text the model wrote. */
+export interface CodeDiagnostic {
+  /** 1-based line in the model's text. */
+  readonly line: number;
+  /** 1-based column in the model's text. */
+  readonly column: number;
+  /** Readable message (TypeScript's, or a clearer one for missing host globals). */
+  readonly message: string;
+  /** The TypeScript diagnostic code (0 for checks of our own). */
+  readonly code: number;
+  readonly category: 'error' | 'warning';
+}
+
+/** The outcome of a check. */
+export interface CheckResult {
+  /** True when there is no error (warnings allowed). */
+  readonly ok: boolean;
+  readonly diagnostics: readonly CodeDiagnostic[];
+}
+
+/** The compiler options model programs are checked with (see the file note). */
+export const CHECK_COMPILER_OPTIONS: Readonly<ts.CompilerOptions> = Object.freeze({
+  strict: true,
+  noImplicitAny: false,
+  useUnknownInCatchVariables: false,
+  noUncheckedIndexedAccess: false,
+  exactOptionalPropertyTypes: false,
+  target: ts.ScriptTarget.ES2022,
+  module: ts.ModuleKind.ESNext,
+  moduleDetection: ts.ModuleDetectionKind.Force,
+  lib: ['lib.es2023.d.ts'],
+  types: [],
+  noResolve: true,
+  noEmit: true,
+  skipLibCheck: true,
+  skipDefaultLibCheck: true,
+  allowJs: false,
+});
+
+/** Longest program checked (characters); longer ones get one diagnostic instead. */
+export const MAX_CHECKED_PROGRAM_CHARS = 200_000;
+/** Most diagnostics returned for one program; the rest are summarized in a last one. */
+export const MAX_DIAGNOSTICS = 50;
+
+const LIB_DIR = dirname(ts.getDefaultLibFilePath({}));
+const DECLARATIONS_FILE = '/ptc/tools.d.ts';
+const PROGRAM_FILE = '/ptc/program.ts';
+const PREFIX = 'async function __ptcProgram() {\n';
+const PREFIX_LINES = 1;
+const SUFFIX = '\n}\n';
+
+// Shared by every checker: lib texts are read once and parsed once per process.
+const libSnapshots = new Map<string, ts.IScriptSnapshot | null>();
+const documentRegistry = ts.createDocumentRegistry(true, '/');
+
+function libSnapshot(fileName: string): ts.IScriptSnapshot | undefined {
+  let snapshot = libSnapshots.get(fileName);
+  if (snapshot === undefined) {
+    try {
+      snapshot = ts.ScriptSnapshot.fromString(readFileSync(fileName, 'utf8'));
+    } catch {
+      snapshot = null;
+    }
+    libSnapshots.set(fileName, snapshot);
+  }
+  return snapshot ?? undefined;
+}
+
+function isLibFile(fileName: string): boolean {
+  return dirname(fileName) === LIB_DIR && /^lib\.[a-z0-9.]+\.d\.ts$/.test(fileName.slice(LIB_DIR.length + 1));
+}
+
+/**
+ * A long-lived checker for one declaration text. Reuse it for every program checked against the
+ * same tools; build a new one when the tools change. Not safe for concurrent use from several
+ * threads (checks are synchronous, so one event loop is fine).
+ */
+export class CodeChecker {
+  readonly declarations: string;
+  private readonly service: ts.LanguageService;
+  private readonly declarationsSnapshot: ts.IScriptSnapshot;
+  private programText = PREFIX + SUFFIX;
+  private programVersion = 0;
+  private readonly knownTools: readonly string[];
+
+  /** Prepares the language service (cheap); the first {@link check} or {@link warmup} builds it. */
+  constructor(declarations: string | GeneratedToolTypes) {
+    this.declarations = typeof declarations === 'string' ? declarations : declarations.declarations;
+    this.knownTools = typeof declarations === 'string' ? [] : [...declarations.toolNames.keys()];
+    this.declarationsSnapshot = ts.ScriptSnapshot.fromString(this.declarations);
+    const host: ts.LanguageServiceHost = {
+      getCompilationSettings: () => CHECK_COMPILER_OPTIONS,
+      getScriptFileNames: () => [DECLARATIONS_FILE, PROGRAM_FILE],
+      getScriptVersion: (fileName) => (fileName === PROGRAM_FILE ? String(this.programVersion) : '0'),
+      getScriptSnapshot: (fileName) => {
+        if (fileName === PROGRAM_FILE) return ts.ScriptSnapshot.fromString(this.programText);
+        if (fileName === DECLARATIONS_FILE) return this.declarationsSnapshot;
+        return isLibFile(fileName) ? libSnapshot(fileName) : undefined;
+      },
+      getCurrentDirectory: () => '/ptc',
+      getDefaultLibFileName: () => join(LIB_DIR, 'lib.es2023.d.ts'),
+      fileExists: (fileName) => fileName === PROGRAM_FILE || fileName === DECLARATIONS_FILE || (isLibFile(fileName) && libSnapshot(fileName) !== undefined),
+      readFile: (fileName) => {
+        if (fileName === PROGRAM_FILE) return this.programText;
+        if (fileName === DECLARATIONS_FILE) return this.declarations;
+        const snapshot = isLibFile(fileName) ? libSnapshot(fileName) : undefined;
+        return snapshot?.getText(0, snapshot.getLength());
+      },
+      getDirectories: () => [],
+      directoryExists: (dir) => dir === '/ptc' || dir === LIB_DIR,
+      useCaseSensitiveFileNames: () => true,
+    };
+    this.service = ts.createLanguageService(host, documentRegistry);
+  }
+
+  /** Builds the program and checker once, so the next check is warm. Returns this. */
+  warmup(): this {
+    this.check('return await Promise.resolve(0);');
+    return this;
+  }
+
+  /** Diagnostics of the declaration text itself (empty for generated declarations). */
+  declarationDiagnostics(): readonly ts.Diagnostic[] {
+    return [...this.service.getSyntacticDiagnostics(DECLARATIONS_FILE), ...this.service.getSemanticDiagnostics(DECLARATIONS_FILE)];
+  }
+
+  /** Type-checks a program (any form {@link normalizeProgram} accepts). Never throws. */
+  check(code: string): CheckResult {
+    if (typeof code !== 'string') return fail(1, 1, 'The program must be a string of TypeScript.');
+    if (code.length > MAX_CHECKED_PROGRAM_CHARS) {
+      return fail(1, 1, `The program is too long to check (${code.length} characters; the limit is ${MAX_CHECKED_PROGRAM_CHARS}).`);
+    }
+    const { body, lineOffset } = normalizeProgram(code);
+    this.programText = PREFIX + body + SUFFIX;
+    this.programVersion++;
+    const bodyStart = PREFIX.length;
+    const bodyEnd = PREFIX.length + body.length;
+    const raw: ts.Diagnostic[] = [...this.service.getSyntacticDiagnostics(PROGRAM_FILE)];
+    if (raw.length === 0) raw.push(...this.service.getSemanticDiagnostics(PROGRAM_FILE));
+    const source = this.service.getProgram()?.getSourceFile(PROGRAM_FILE);
+    const own: ts.Diagnostic[] = [];
+    if (source && raw.length === 0) own.push(...escapedBody(source, bodyEnd));
+
+    const diagnostics: CodeDiagnostic[] = [];
+    const bodyLines = body.split('\n').length;
+    for (const d of [...own, ...raw]) {
+      if (d.category !== ts.DiagnosticCategory.Error && d.category !== ts.DiagnosticCategory.Warning) continue;
+      let line = 1;
+      let column = 1;
+      if (d.file && d.start !== undefined) {
+        const start = Math.min(Math.max(d.start, bodyStart), bodyEnd);
+        const pos = d.file.getLineAndCharacterOfPosition(start);
+        line = pos.line - PREFIX_LINES + 1;
+        column = pos.character + 1;
+        if (line > bodyLines) [line, column] = [bodyLines, 1];
+        line += lineOffset;
+      }
+      diagnostics.push({
+        line,
+        column,
+        message: rephraseDiagnostic(d, this.knownTools),
+        code: d.code,
+        category: d.category === ts.DiagnosticCategory.Error ? 'error' : 'warning',
+      });
+    }
+    diagnostics.sort((a, b) => a.line - b.line || a.column - b.column);
+    const unique = diagnostics.filter((d, i) => i === 0 || d.line !== diagnostics[i - 1]!.line || d.column !== diagnostics[i - 1]!.column || d.message !== diagnostics[i - 1]!.message);
+    const capped = unique.length > MAX_DIAGNOSTICS ? [...unique.slice(0, MAX_DIAGNOSTICS - 1), summary(unique, MAX_DIAGNOSTICS - 1)] : unique;
+    return { ok: !capped.some((d) => d.category === 'error'), diagnostics: capped };
+  }
+}
+
+/** A `}` in the body that closes the wrapper function early leaves statements after it. */
+function escapedBody(source: ts.SourceFile, bodyEnd: number): ts.Diagnostic[] {
+  const fn = source.statements[0];
+  if (source.statements.length === 1 && fn && ts.isFunctionDeclaration(fn) && fn.body && fn.body.end >= bodyEnd) return [];
+  const at = fn && ts.isFunctionDeclaration(fn) && fn.body ? fn.body.end - 1 : 0;
+  return [
+    {
+      file: source,
+      start: at,
+      length: 1,
+      category: ts.DiagnosticCategory.Error,
+      code: 0,
+      messageText: "This '}' closes the program's function body: the program is the body of an async function, so its braces must balance.",
+    },
+  ];
+}
+
+function summary(all: readonly CodeDiagnostic[], shown: number): CodeDiagnostic {
+  const next = all[shown]!;
+  return { line: next.line, column: next.column, code: 0, category: 'error', message: `… and ${all.length - shown} more problems (fix the ones above first).` };
+}
+
+function fail(line: number, column: number, message: string): CheckResult {
+  return { ok: false, diagnostics: [{ line, column, message, code: 0, category: 'error' }] };
+}
+
+const MAX_CACHED_CHECKERS = 4;
+const checkers = new Map<string, CodeChecker>();
+
+/**
+ * The cached checker for a declaration text (least recently used ones are dropped beyond a few).
+ * A changed declaration text gets a new checker; the lib stays parsed.
+ */
+export function checkerFor(declarations: string | GeneratedToolTypes): CodeChecker {
+  const text = typeof declarations === 'string' ? declarations : declarations.declarations;
+  let checker = checkers.get(text);
+  if (checker) {
+    checkers.delete(text);
+  } else {
+    checker = new CodeChecker(declarations);
+    while (checkers.size >= MAX_CACHED_CHECKERS) checkers.delete(checkers.keys().next().value!);
+  }
+  checkers.set(text, checker);
+  return checker;
+}
+
+/**
+ * Type-checks a program (an async function body, or a form {@link normalizeProgram} accepts)
+ * against declarations from `generateToolTypes`. Diagnostics are positioned in `code` as given.
+ */
+export function checkCode(code: string, declarations: string | GeneratedToolTypes): CheckResult {
+  return checkerFor(declarations).check(code);
+}
+
+/** Builds (and caches) the checker for these declarations now, off the request path. */
+export function warmupCheckCode(declarations: string | GeneratedToolTypes): void {
+  checkerFor(declarations).warmup();
+}

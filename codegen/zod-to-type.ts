@@ -1,0 +1,222 @@
+/**
+ * One zod schema -> TypeScript type text, through zod-to-ts, with the corrections the generated
+ * declarations need:
+ * - objects are built here (zod-to-ts would print a strict object's `never` catchall as
+ *   `[x: string]: never`, which makes every declared property an error, and prints optional
+ *   properties as `p?: T | undefined`); recursion still goes through the shared auxiliary store;
+ * - descriptions become sanitized JSDoc ({@link jsDocCommentBody}), never raw text;
+ * - a record keyed by literals becomes `Record<K, V>` (an index signature cannot take a union
+ *   of literals), a partial one `Partial<Record<K, V>>`;
+ * - what has no static type (transforms' outputs, custom checks, functions) becomes `unknown`
+ *   with a comment saying why, never `any` and never a throw.
+ * `io: 'input'` is the caller's view (a defaulted property is optional); `'output'` is the value.
+ */
+import ts, { factory as f } from 'typescript';
+import { z } from 'zod';
+import { createAuxiliaryTypeStore, printNode, zodToTs, type AuxiliaryTypeStore, type ZodToTsOptions } from 'zod-to-ts';
+import { jsDocCommentBody } from './jsdoc.js';
+
+/** Which side of a schema to type. */
+export type SchemaSide = 'input' | 'output';
+
+/**
+ * Notes attached to schemas that stand for something the source could not express (set by
+ * `zodFromJsonSchema`); they are printed as a comment next to `unknown`.
+ */
+export const fallbackNotes: z.core.$ZodRegistry<{ readonly note: string }> = z.registry<{ readonly note: string }>();
+
+/**
+ * Shared state of one declaration file and one side: recursive types become named auxiliary
+ * aliases, reused by every later schema of the same side (the two sides can differ, so each has
+ * its own store and prefix).
+ */
+export interface TypeContext {
+  readonly side: SchemaSide;
+  readonly store: AuxiliaryTypeStore;
+  /** Problems met (unexpressible parts), for the caller's warnings. */
+  readonly warnings: string[];
+}
+
+/** A fresh context; aliases are `RecursiveArgs_<n>` (input) or `RecursiveValue_<n>` (output). */
+export function createTypeContext(side: SchemaSide): TypeContext {
+  const store = createAuxiliaryTypeStore();
+  const prefix = side === 'input' ? 'RecursiveArgs_' : 'RecursiveValue_';
+  let next = 0;
+  store.nextId = () => `${prefix}${next++}`;
+  return { side, store, warnings: [] };
+}
+
+type AnyDef = z.core.$ZodTypeDef & Record<string, unknown>;
+// `optin`/`optout` are set (to 'optional', or 'defaulted' for a default) when a key may be absent.
+type Internals = { _zod: { def: AnyDef; optin?: string; optout?: string } };
+
+const NO_STATIC_TYPE: Record<string, string> = {
+  custom: 'a custom check has no static type',
+  transform: 'a transform has no static type',
+  function: 'a function cannot cross the tool boundary',
+  map: 'a Map cannot cross the tool boundary (JSON)',
+  set: 'a Set cannot cross the tool boundary (JSON)',
+  symbol: 'a symbol cannot cross the tool boundary (JSON)',
+  promise: 'a promise cannot cross the tool boundary (JSON)',
+};
+
+function defOf(schema: z.core.$ZodType): AnyDef {
+  return (schema as unknown as Internals)._zod.def;
+}
+
+function describedUnknown(note: string): ts.TypeNode {
+  const node = f.createKeywordTypeNode(ts.SyntaxKind.UnknownKeyword);
+  ts.addSyntheticLeadingComment(node, ts.SyntaxKind.MultiLineCommentTrivia, ` ${note.replace(/\*\//g, '*\\/').replace(/[\r\n\u2028\u2029]+/g, ' ')} `, false);
+  return node;
+}
+
+function descriptionOf(schema: z.core.$ZodType): string | undefined {
+  let current: z.core.$ZodType | undefined = schema;
+  // A description may sit on the property or on what optional/default/nullable wrap.
+  for (let depth = 0; current && depth < 8; depth++) {
+    const meta = z.globalRegistry.get(current);
+    if (typeof meta?.description === 'string' && meta.description.trim() !== '') return meta.description;
+    const def = defOf(current);
+    current = 'innerType' in def ? (def.innerType as z.core.$ZodType) : undefined;
+  }
+  return undefined;
+}
+
+/** Strips the optional/default wrappers of a property already marked `?`. */
+function unwrapOptional(schema: z.core.$ZodType, side: SchemaSide): z.core.$ZodType {
+  let current = schema;
+  for (;;) {
+    const def = defOf(current);
+    if (def.type === 'optional' || (side === 'input' && (def.type === 'default' || def.type === 'prefault'))) {
+      current = def.innerType as z.core.$ZodType;
+    } else {
+      return current;
+    }
+  }
+}
+
+const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
+
+function propertyName(key: string): ts.PropertyName {
+  return IDENTIFIER.test(key) ? f.createIdentifier(key) : f.createStringLiteral(key);
+}
+
+function isLiteralKeyType(node: ts.TypeNode): boolean {
+  if (ts.isLiteralTypeNode(node)) return true;
+  if (ts.isUnionTypeNode(node)) return node.types.every(isLiteralKeyType);
+  if (ts.isParenthesizedTypeNode(node)) return isLiteralKeyType(node.type);
+  return false;
+}
+
+function objectNode(schema: z.core.$ZodType, def: AnyDef, options: ZodToTsOptions, side: SchemaSide): ts.TypeNode {
+  const store = options.auxiliaryTypeStore;
+  const definition = { identifier: f.createIdentifier(store.nextId()) } as { identifier: ts.Identifier; node?: ts.TypeAliasDeclaration; used?: boolean };
+  store.definitions.set(schema, definition as never);
+  const shape = def.shape as Record<string, z.core.$ZodType>;
+  const members: ts.TypeElement[] = [];
+  for (const key of Object.keys(shape)) {
+    const member = shape[key]!;
+    const internals = (member as unknown as Internals)._zod;
+    const optional = Boolean(side === 'input' ? internals.optin : internals.optout);
+    const type = convert(optional ? unwrapOptional(member, side) : member, options);
+    const signature = f.createPropertySignature(undefined, propertyName(key), optional ? f.createToken(ts.SyntaxKind.QuestionToken) : undefined, type);
+    const description = descriptionOf(member);
+    const body = description === undefined ? undefined : jsDocCommentBody(description);
+    if (body) ts.addSyntheticLeadingComment(signature, ts.SyntaxKind.MultiLineCommentTrivia, body, true);
+    members.push(signature);
+  }
+  const catchall = def.catchall as z.core.$ZodType | undefined;
+  if (catchall && defOf(catchall).type !== 'never') {
+    members.push(
+      f.createIndexSignature(
+        undefined,
+        [f.createParameterDeclaration(undefined, undefined, 'key', undefined, f.createKeywordTypeNode(ts.SyntaxKind.StringKeyword))],
+        convert(catchall, options),
+      ),
+    );
+  }
+  const literal = f.createTypeLiteralNode(members);
+  if (definition.used) {
+    definition.node = f.createTypeAliasDeclaration(undefined, definition.identifier, undefined, literal);
+    return f.createTypeReferenceNode(definition.identifier);
+  }
+  store.definitions.delete(schema);
+  return literal;
+}
+
+function recordNode(def: AnyDef, options: ZodToTsOptions): ts.TypeNode {
+  const key = convert(def.keyType as z.core.$ZodType, options);
+  const value = convert(def.valueType as z.core.$ZodType, options);
+  if (isLiteralKeyType(key)) {
+    const record = f.createTypeReferenceNode('Record', [key, value]);
+    return def.partial === true ? f.createTypeReferenceNode('Partial', [record]) : record;
+  }
+  const keyKind = ts.isTypeReferenceNode(key) || ts.isTemplateLiteralTypeNode(key) ? f.createKeywordTypeNode(ts.SyntaxKind.StringKeyword) : key;
+  return f.createTypeLiteralNode([
+    f.createIndexSignature(undefined, [f.createParameterDeclaration(undefined, undefined, 'key', undefined, keyKind)], value),
+  ]);
+}
+
+function convert(schema: z.core.$ZodType, options: ZodToTsOptions): ts.TypeNode {
+  return zodToTs(schema, options).node;
+}
+
+function makeOptions(ctx: TypeContext): ZodToTsOptions {
+  const side = ctx.side;
+  const options: ZodToTsOptions = {
+    auxiliaryTypeStore: ctx.store,
+    io: side,
+    unrepresentable: 'any',
+    // Descriptions are added here, sanitized; zod-to-ts must not add raw ones.
+    metadataRegistry: z.registry<{ description?: string }>(),
+    overrideFunction: (schema) => {
+      const aux = ctx.store.definitions.get(schema) as { identifier: ts.Identifier; used?: boolean } | undefined;
+      if (aux) {
+        aux.used = true;
+        return f.createTypeReferenceNode(aux.identifier);
+      }
+      const fallback = fallbackNotes.get(schema);
+      if (fallback) return describedUnknown(fallback.note);
+      const def = defOf(schema);
+      if (def.type === 'object') return objectNode(schema, def, options, side);
+      if (def.type === 'record') return recordNode(def, options);
+      if (def.type === 'pipe') {
+        const inner = (side === 'input' ? def.in : def.out) as z.core.$ZodType;
+        if (defOf(inner).type === 'transform') {
+          // A transform's output type is only known to the compiler; its input is the other side.
+          if (side === 'input') return convert(def.out as z.core.$ZodType, options);
+          ctx.warnings.push('a transform has no static output type; typed as unknown');
+          return describedUnknown('unknown: a transform has no static type');
+        }
+        return undefined;
+      }
+      const why = NO_STATIC_TYPE[def.type];
+      if (why !== undefined) {
+        ctx.warnings.push(`${why}; typed as unknown`);
+        return describedUnknown(`unknown: ${why}`);
+      }
+      return undefined;
+    },
+  };
+  return options;
+}
+
+/** The type of `schema` on the context's side as a type node (aliases go to the context). */
+export function zodToTypeNode(schema: z.core.$ZodType, ctx: TypeContext): ts.TypeNode {
+  return zodToTs(schema, makeOptions(ctx)).node;
+}
+
+/** The type of `schema` on the context's side as text (4-space indentation). */
+export function zodToTypeText(schema: z.core.$ZodType, ctx: TypeContext): string {
+  return printNode(zodToTypeNode(schema, ctx));
+}
+
+/** The auxiliary aliases a context collected, as declaration text, in creation order. */
+export function auxiliaryDeclarations(ctx: TypeContext): string[] {
+  const out: string[] = [];
+  for (const definition of ctx.store.definitions.values()) {
+    const node = (definition as { node?: ts.TypeAliasDeclaration }).node;
+    if (node) out.push(printNode(node));
+  }
+  return out;
+}

@@ -55,6 +55,8 @@ export type {
   UnstampedEvent,
 } from './events.js';
 export { jsonlFileSink, memoryJsonlSink, readJsonl } from './jsonl.js';
+export { createTraceWriter, GENESIS_HASH, hashLine, TRACE_FORMAT, traceFileSink, verifyTrace } from './trace-chain.js';
+export type { TraceProblem, TraceProblemKind, TraceVerification, TraceWriter, TraceWriterOptions } from './trace-chain.js';
 export type { JsonlProblem } from './jsonl.js';
 export { unwrapResult } from './unwrap-result.js';
 export {

@@ -63,59 +63,134 @@ function setOwn(target: Record<string, unknown>, key: string, value: unknown): v
  * element is refused. Throws {@link NotJsonError}.
  */
 export function toJson(value: unknown, path = '$'): JsonValue {
-  return copy(value, path, new Set());
+  return new Walk(path).copy(value);
 }
 
-function copy(value: unknown, path: string, seen: Set<object>): JsonValue {
-  switch (typeof value) {
-    case 'string':
-    case 'boolean':
-      return value;
-    case 'number':
-      if (!Number.isFinite(value)) throw new NotJsonError(path, describe(value));
-      return Object.is(value, -0) ? 0 : value;
-    case 'object': {
-      if (value === null) return null;
-      if (seen.has(value)) throw new NotJsonError(path, 'a cycle');
-      seen.add(value);
-      try {
-        if (Array.isArray(value)) return copyArray(value, path, seen);
-        if (!isPlainObject(value)) throw new NotJsonError(path, describe(value));
-        return copyObject(value as Record<PropertyKey, unknown>, path, seen);
-      } finally {
-        seen.delete(value);
+/**
+ * Checks in place that a value is plain JSON and freezes it, all the way down (no copy). For
+ * values this package just built (zod's parse output over a fresh copy). Throws {@link NotJsonError}.
+ */
+export function freezeJson(value: unknown, path = '$'): JsonValue {
+  new Walk(path).check(value);
+  return value as JsonValue;
+}
+
+/**
+ * One traversal. `objects` holds the objects on the current path (a repeat is a cycle; a value
+ * shared between siblings is fine) and `keys` the path to them; the readable path string is
+ * built only when something is refused, which keeps the common case cheap.
+ */
+class Walk {
+  private readonly objects: object[] = [];
+  private readonly keys: (string | number)[] = [];
+  constructor(private readonly root: string) {}
+
+  private fail(found: string, key?: string | number): never {
+    let path = this.root;
+    for (const k of this.keys) path = childPath(path, k);
+    if (key !== undefined) path = childPath(path, key);
+    throw new NotJsonError(path, found);
+  }
+
+  private enter(value: object): void {
+    if (this.objects.includes(value)) this.fail('a cycle');
+    this.objects.push(value);
+  }
+
+  copy(value: unknown): JsonValue {
+    switch (typeof value) {
+      case 'string':
+      case 'boolean':
+        return value;
+      case 'number':
+        if (!Number.isFinite(value)) this.fail(describe(value));
+        return Object.is(value, -0) ? 0 : value;
+      case 'object': {
+        if (value === null) return null;
+        this.enter(value);
+        const out = Array.isArray(value) ? this.copyArray(value) : this.copyObject(value);
+        this.objects.pop();
+        return out;
       }
+      default:
+        return this.fail(describe(value));
     }
-    default:
-      throw new NotJsonError(path, describe(value));
   }
-}
 
-function copyArray(value: unknown[], path: string, seen: Set<object>): JsonValue[] {
-  if (Object.getPrototypeOf(value) !== Array.prototype) throw new NotJsonError(path, describe(value));
-  const out: JsonValue[] = new Array(value.length);
-  for (let i = 0; i < value.length; i++) {
-    const desc = Object.getOwnPropertyDescriptor(value, i);
-    const at = childPath(path, i);
-    if (!desc) throw new NotJsonError(at, 'a hole in a sparse array');
-    if (!('value' in desc)) throw new NotJsonError(at, 'an accessor property');
-    out[i] = copy(desc.value, at, seen);
+  private copyArray(value: unknown[]): JsonValue[] {
+    if (Object.getPrototypeOf(value) !== Array.prototype) this.fail(describe(value));
+    const out: JsonValue[] = new Array(value.length);
+    for (let i = 0; i < value.length; i++) {
+      const desc = Object.getOwnPropertyDescriptor(value, i);
+      if (!desc) this.fail('a hole in a sparse array', i);
+      if (!('value' in desc)) this.fail('an accessor property', i);
+      this.keys.push(i);
+      out[i] = this.copy(desc.value);
+      this.keys.pop();
+    }
+    return out;
   }
-  return out;
-}
 
-function copyObject(value: Record<PropertyKey, unknown>, path: string, seen: Set<object>): JsonObject {
-  const out: JsonObject = {};
-  for (const key of Reflect.ownKeys(value)) {
-    const desc = Object.getOwnPropertyDescriptor(value, key)!;
-    if (!desc.enumerable) continue;
-    if (typeof key === 'symbol') throw new NotJsonError(path, 'a symbol key');
-    const at = childPath(path, key);
-    if (!('value' in desc)) throw new NotJsonError(at, 'an accessor property');
-    if (desc.value === undefined) continue;
-    setOwn(out, key, copy(desc.value, at, seen));
+  private copyObject(value: object): JsonObject {
+    if (!isPlainObject(value)) this.fail(describe(value));
+    this.refuseSymbolKeys(value);
+    const out: JsonObject = {};
+    for (const key of Object.keys(value)) {
+      const desc = Object.getOwnPropertyDescriptor(value, key)!;
+      if (!('value' in desc)) this.fail('an accessor property', key);
+      if (desc.value === undefined) continue;
+      this.keys.push(key);
+      const child = this.copy(desc.value);
+      this.keys.pop();
+      if (key === '__proto__') setOwn(out, key, child);
+      else out[key] = child;
+    }
+    return out;
   }
-  return out;
+
+  private refuseSymbolKeys(value: object): void {
+    const symbols = Object.getOwnPropertySymbols(value);
+    if (symbols.length > 0 && symbols.some((s) => Object.prototype.propertyIsEnumerable.call(value, s))) this.fail('a symbol key');
+  }
+
+  check(value: unknown): void {
+    switch (typeof value) {
+      case 'string':
+      case 'boolean':
+        return;
+      case 'number':
+        if (!Number.isFinite(value)) this.fail(describe(value));
+        return;
+      case 'object': {
+        if (value === null) return;
+        this.enter(value);
+        const isArray = Array.isArray(value);
+        if (isArray ? Object.getPrototypeOf(value) !== Array.prototype : !isPlainObject(value)) this.fail(describe(value));
+        this.refuseSymbolKeys(value);
+        let count = 0;
+        for (const key of Object.keys(value)) {
+          count++;
+          const desc = Object.getOwnPropertyDescriptor(value, key)!;
+          const at = isArray ? Number(key) : key;
+          if (!('value' in desc)) this.fail('an accessor property', at);
+          if (desc.value === undefined) {
+            if (isArray) this.fail('undefined', at);
+            delete (value as Record<string, unknown>)[key];
+            continue;
+          }
+          this.keys.push(at);
+          this.check(desc.value);
+          this.keys.pop();
+        }
+        if (isArray && count !== (value as unknown[]).length) this.fail('a sparse array');
+        this.objects.pop();
+        Object.freeze(value);
+        return;
+      }
+      default:
+        this.fail(describe(value));
+    }
+  }
 }
 
 /** Freezes a JSON value in place, all the way down, and returns it. */

@@ -3,7 +3,7 @@
  * can rewrite the snapshot: every later step, listener, audit record and the tool body share it.
  */
 import type { z } from 'zod';
-import { deepFreeze, NotJsonError, toJson, type JsonValue } from './json.js';
+import { deepFreeze, freezeJson, NotJsonError, toJson, type JsonValue } from './json.js';
 import { formatIssues } from './zod-util.js';
 
 /** Validation of a value against a schema failed; `message` names every path. */
@@ -38,13 +38,18 @@ function materializeAgainst(schema: z.ZodType, raw: unknown, root: string): Json
   const json = copy(raw, root);
   const parsed = schema.safeParse(json);
   if (!parsed.success) throw new ValidationError(formatIssues(parsed.error.issues, root));
-  // Zod builds fresh objects for what it validates; copy again only if a transform made non-JSON.
-  return deepFreeze(parsed.data === json ? json : copy(parsed.data, root));
+  // Zod's output is built from our fresh copy, so it is ours: check it is still plain JSON
+  // (a transform could make it otherwise) and freeze it in place instead of copying again.
+  return check(() => freezeJson(parsed.data, root));
 }
 
 function copy(value: unknown, root: string): JsonValue {
+  return check(() => toJson(value, root));
+}
+
+function check(build: () => JsonValue): JsonValue {
   try {
-    return toJson(value, root);
+    return build();
   } catch (err) {
     if (err instanceof NotJsonError) throw new ValidationError(err.message);
     throw err;

@@ -56,7 +56,8 @@ export async function applyPostExecute(options: {
   for (let index = 0; index < listeners.length; index++) {
     let d: unknown;
     try {
-      d = await listeners[index]!(execution, snapshot());
+      d = listeners[index]!(execution, snapshot());
+      if (d instanceof Promise) d = await d;
     } catch (err) {
       d = { type: 'block', reason: `post-execute listener #${index} failed: ${err instanceof Error ? err.message : String(err)}` };
     }

@@ -52,7 +52,8 @@ export async function decidePreExecute(
   for (let index = 0; index < listeners.length; index++) {
     let next: unknown;
     try {
-      next = await listeners[index]!(execution, decision);
+      next = listeners[index]!(execution, decision);
+      if (next instanceof Promise) next = await next;
     } catch (err) {
       next = { type: 'deny', reason: `pre-execute listener #${index} failed: ${errorText(err)}` };
     }

@@ -18,6 +18,8 @@ import {
 } from './shorthand-schema.js';
 import type { AgentRef, ContentBlock, ToolOrigin } from './types.js';
 import { isZodObject, isZodSchema, toModelJsonSchema } from './zod-util.js';
+import type { PendingCard, ResultCard } from './cards/card-schema.js';
+import { wrapPresentCall, wrapPresentResult, type PresentCall, type PresentResult } from './cards/present.js';
 import type { ToolHost } from './host.js';
 
 /** Parameters: the shorthand record or a zod object. */
@@ -65,6 +67,10 @@ export interface ToolDefinition<P extends ParametersInput, O extends OutputSchem
   execute(args: ArgsOf<P>, exec: ToolExecContext): ValueOf<O> | Promise<ValueOf<O>>;
   /** Parallel only when exactly `true`, or a function returning exactly `true` for these args. */
   readonly isConcurrencySafe?: boolean | ((args: ArgsOf<P>) => boolean);
+  /** UI card while the call runs. Pure (no I/O, clock, randomness, session state); see tools/cards. */
+  presentCall?(args: ArgsOf<P>): PendingCard | undefined;
+  /** UI card once the call succeeded. Pure, like `presentCall`; it also runs on session replay. */
+  presentResult?(args: ArgsOf<P>, value: ValueOf<O>): ResultCard | undefined;
 }
 
 /**
@@ -85,6 +91,10 @@ export interface Tool<Args = unknown, Value = unknown, ArgsInput = Args> {
   readonly execute: (args: JsonValue, exec: ToolExecContext) => unknown;
   /** As given; only exactly `true` (or a function returning exactly `true`) means parallel. */
   readonly isConcurrencySafe?: unknown;
+  /** The author's `presentCall`, wrapped: soft-validated, never throws, `undefined` means generic. */
+  readonly presentCall?: PresentCall;
+  /** The author's `presentResult`, wrapped likewise. */
+  readonly presentResult?: PresentResult;
   /** Type-level only: never set at runtime. */
   readonly __types?: { readonly args: Args; readonly argsInput: ArgsInput; readonly value: Value };
 }
@@ -147,6 +157,10 @@ export function defineTool<const P extends ParametersInput = {}, const O extends
     }
   }
 
+  for (const field of ['presentCall', 'presentResult'] as const) {
+    if (def[field] !== undefined && typeof def[field] !== 'function') fail(field, 'must be a function returning a card or undefined');
+  }
+
   let parametersJsonSchema: JsonObject;
   try {
     parametersJsonSchema = toModelJsonSchema(parameters);
@@ -162,6 +176,10 @@ export function defineTool<const P extends ParametersInput = {}, const O extends
     output: Object.freeze({ ...(outputSchema ? { schema: outputSchema } : {}), ...(render ? { render } : {}) }),
     execute: def.execute as Tool['execute'],
     ...(def.isConcurrencySafe !== undefined ? { isConcurrencySafe: def.isConcurrencySafe } : {}),
+    ...(def.presentCall ? { presentCall: wrapPresentCall(parameters, def.presentCall.bind(def) as (args: never) => unknown) } : {}),
+    ...(def.presentResult
+      ? { presentResult: wrapPresentResult(parameters, outputSchema, def.presentResult.bind(def) as (args: never, value: never) => unknown) }
+      : {}),
   };
   return Object.freeze(tool) as Tool<ArgsOf<P>, ValueOf<O>, ArgsInputOf<P>>;
 }

@@ -8,6 +8,7 @@ import { disposable } from './disposable.js';
 import type { EventSink, ToolEvent, UnstampedEvent } from './events.js';
 import { executionModeOf } from './execution-mode.js';
 import { HookLists, type ToolHooks } from './hooks.js';
+import { createJobManager, type JobManager, type JobManagerOptions } from './jobs/job-manager.js';
 import { DEFAULT_APPROVAL_TIMEOUT_MS, type ApprovalChannel } from './approval.js';
 import { runPipeline, type PipelineEnv } from './pipeline.js';
 import { ToolRegistry, type ToolSchema } from './registry.js';
@@ -26,6 +27,8 @@ export interface ToolHostOptions {
   readonly onEvent?: EventSink;
   /** Clock for event times and durations (default `Date.now`); inject it in tests. */
   readonly now?: () => number;
+  /** Limits of background jobs (output ring size, running and retained jobs per owner). */
+  readonly jobs?: JobManagerOptions;
 }
 
 /** Options of one turn. */
@@ -54,6 +57,10 @@ export interface ToolHost {
   /** Adds a sink; returns a disposable that removes it. */
   onEvent(sink: EventSink): Disposable;
   readonly maxConcurrency: number;
+  /** Background jobs: `jobs.start({ kind, label, owner, run })`, `jobs.disposeOwner(agent)`. */
+  readonly jobs: JobManager;
+  /** Ends the host's background work: kills every running job and refuses new ones. Idempotent. */
+  close(): void;
 }
 
 /** Creates a tool host. */
@@ -81,6 +88,8 @@ export function createToolHost(options: ToolHostOptions = {}): ToolHost {
     return stamped;
   };
 
+  const jobs = createJobManager({ emit, now }, options.jobs);
+
   const host: ToolHost = {
     register: (tool) => registry.register(tool),
     schemas: () => registry.schemas(),
@@ -98,6 +107,8 @@ export function createToolHost(options: ToolHostOptions = {}): ToolHost {
       });
     },
     maxConcurrency,
+    jobs,
+    close: () => jobs.close(),
   };
   const env: PipelineEnv = {
     host,

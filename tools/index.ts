@@ -59,6 +59,8 @@ export { createTraceWriter, GENESIS_HASH, hashLine, TRACE_FORMAT, traceFileSink,
 export type { TraceProblem, TraceProblemKind, TraceVerification, TraceWriter, TraceWriterOptions } from './trace-chain.js';
 export type { JsonlProblem } from './jsonl.js';
 export { unwrapResult } from './unwrap-result.js';
+export { cardSchema, childCallStatusSchema, codeChildCallSchema, genericCard, pendingCardSchema, resultCardSchema } from './cards/index.js';
+export type { Card, CardKind, CodeChildCall, GenericCard, PendingCard, PresentCall, PresentResult, ResultCard } from './cards/index.js';
 export {
   backgroundHandleSchema,
   createJobTools,

@@ -1,0 +1,30 @@
+/** Errors of background jobs, named and structured like every host-side error. */
+import { PtcError } from '../errors.js';
+
+/**
+ * No job with this id is visible to the caller. Raised alike for an id that never existed, one
+ * that was forgotten, and another owner's job, so ownership never leaks through the message.
+ */
+export class UnknownJobError extends PtcError {
+  override readonly name = 'UnknownJobError';
+  constructor(readonly jobId: string) {
+    super(`Unknown job "${jobId}". Call job_list to see your jobs.`);
+  }
+  static override isInstance(value: unknown): value is UnknownJobError {
+    return PtcError.isInstance(value) && value.name === 'UnknownJobError';
+  }
+}
+
+/** A job could not start: a bad field of `jobs.start`, a limit reached, or the host is closed. */
+export class JobStartError extends PtcError {
+  override readonly name = 'JobStartError';
+  constructor(
+    readonly field: string,
+    readonly problem: string,
+  ) {
+    super(`Cannot start job: ${field} ${problem}`);
+  }
+  static override isInstance(value: unknown): value is JobStartError {
+    return PtcError.isInstance(value) && value.name === 'JobStartError';
+  }
+}

@@ -1,0 +1,348 @@
+/**
+ * Background jobs: long work that outlives the call that started it.
+ *
+ * Invariants this file owns:
+ * - Ownership. Every job belongs to the agent that started it (or to "no agent"). Every lookup
+ *   takes the caller's owner and treats another owner's job exactly like a job that does not
+ *   exist (`UnknownJobError`), so neither the message nor the timing of a refusal says whether
+ *   the id is taken.
+ * - One terminal status. A job goes `running` -> `succeeded` | `failed` | `killed` once. A kill
+ *   is final at once (its `run` is aborted and whatever it returns later is ignored); output and
+ *   progress after the end are dropped.
+ * - Bounded memory. Output is a ring of `outputBytes` per job (dropped bytes are counted); at
+ *   most `maxRunningPerOwner` jobs run per owner; at most `maxRetainedPerOwner` finished jobs are
+ *   kept per owner (oldest forgotten first). Disposing an owner kills its running jobs and
+ *   forgets all of them; closing the manager does that for every owner and refuses new jobs.
+ * - Events. `job/start` before `run` is invoked (it runs on the next microtask), `job/progress`
+ *   coalesced to one per `progressIntervalMs` per job (the last one is flushed before the end),
+ *   `job/end` exactly once.
+ */
+import type { JobProgressInfo, UnstampedEvent } from '../events.js';
+import { materializeJson, type JsonValue } from '../json.js';
+import type { AgentRef } from '../types.js';
+import { JobStartError, UnknownJobError } from './errors.js';
+import type { BackgroundHandle } from './handle.js';
+import { DEFAULT_JOB_OUTPUT_BYTES, OutputRing } from './output-ring.js';
+
+/** Where a job stands. */
+export type JobStatus = 'running' | 'succeeded' | 'failed' | 'killed';
+
+/** What `run` receives. */
+export interface JobRunContext {
+  readonly jobId: string;
+  /** Aborted when the job is killed or its owner disposed. */
+  readonly signal: AbortSignal;
+  /** Appends text to the job's output ring. Ignored after the job ended. */
+  append(text: string): void;
+  /** Reports progress (kept as the latest; logged coalesced). Ignored after the job ended. */
+  progress(info: JobProgressInfo): void;
+}
+
+/** Options of {@link JobManager.start}. */
+export interface JobStartOptions {
+  /** A short type name, also the prefix of the id: `^[A-Za-z][A-Za-z0-9_-]{0,31}$` (`bash` -> `bash-1`). */
+  readonly kind: string;
+  /** One line for humans and the model (truncated to 200 characters). */
+  readonly label: string;
+  /** The agent that may see and control the job; omitted means calls without an agent. */
+  readonly owner?: AgentRef;
+  /** The work. Its return value (JSON) is the job's value; a throw fails the job. */
+  run(context: JobRunContext): unknown;
+}
+
+/** A job as listed. */
+export interface JobInfo {
+  readonly jobId: string;
+  readonly kind: string;
+  readonly label: string;
+  readonly status: JobStatus;
+  readonly startedAt: number;
+  readonly endedAt?: number;
+  readonly outputBytes: number;
+  readonly droppedBytes: number;
+  readonly progress?: JobProgressInfo;
+}
+
+/** A job as read: its info, one page of output, and the value or error once it ended. */
+export interface JobReadResult extends JobInfo {
+  readonly output: string;
+  readonly offset: number;
+  readonly nextOffset: number;
+  readonly skippedBytes: number;
+  readonly value?: JsonValue;
+  readonly error?: string;
+}
+
+/** Options of a job manager (`createToolHost({ jobs })`). */
+export interface JobManagerOptions {
+  /** Ring size of each job's output in bytes (default {@link DEFAULT_JOB_OUTPUT_BYTES}, 256 KiB). */
+  readonly outputBytes?: number;
+  /** Running jobs per owner (default 16). */
+  readonly maxRunningPerOwner?: number;
+  /** Finished jobs kept per owner before the oldest is forgotten (default 64). */
+  readonly maxRetainedPerOwner?: number;
+  /** Minimum time between two `job/progress` events of one job (default 250 ms). */
+  readonly progressIntervalMs?: number;
+}
+
+/** Default page size of a read: 16 KiB. */
+export const DEFAULT_JOB_READ_BYTES = 16 * 1024;
+
+/** The jobs of one host. */
+export interface JobManager {
+  /** Starts `run` in the background and returns the canonical handle at once. */
+  start(options: JobStartOptions): BackgroundHandle;
+  /** The caller's jobs, oldest first. */
+  list(owner: AgentRef | undefined): JobInfo[];
+  /** One page of a job's output, with its status and final value or error. */
+  read(owner: AgentRef | undefined, jobId: string, page?: { readonly offset?: number; readonly limit?: number }): JobReadResult;
+  /** Kills a running job (a finished one is left as it is); returns its info after. */
+  kill(owner: AgentRef | undefined, jobId: string, reason?: string): JobInfo;
+  /** Resolves with the job's info once it ended (at once if it has). */
+  wait(owner: AgentRef | undefined, jobId: string): Promise<JobInfo>;
+  /** Kills an owner's running jobs and forgets all its jobs; returns how many were killed. */
+  disposeOwner(owner: AgentRef | string | undefined): number;
+  /** Kills every running job and refuses new ones. Idempotent. */
+  close(): void;
+}
+
+const KIND = /^[A-Za-z][A-Za-z0-9_-]{0,31}$/;
+const NO_OWNER = '\u0000no-agent';
+
+interface Job {
+  readonly jobId: string;
+  readonly kind: string;
+  readonly label: string;
+  readonly ownerKey: string;
+  readonly startedAt: number;
+  readonly output: OutputRing;
+  readonly controller: AbortController;
+  status: JobStatus;
+  endedAt?: number;
+  value?: JsonValue;
+  error?: string;
+  progress?: JobProgressInfo;
+  progressLoggedAt?: number;
+  progressUnlogged: boolean;
+  readonly settled: Promise<void>;
+  settle(): void;
+}
+
+function ownerKeyOf(owner: AgentRef | string | undefined): string {
+  if (typeof owner === 'string') return owner;
+  return typeof owner?.id === 'string' ? owner.id : NO_OWNER;
+}
+
+function errorText(err: unknown): string {
+  if (err instanceof Error) return err.message || err.name;
+  try {
+    return String(err);
+  } catch {
+    return 'unprintable error';
+  }
+}
+
+function cleanProgress(info: unknown): JobProgressInfo | undefined {
+  if (typeof info !== 'object' || info === null) return undefined;
+  const raw = info as Record<string, unknown>;
+  const out: { message?: string; done?: number; total?: number } = {};
+  if (typeof raw.message === 'string') out.message = raw.message.slice(0, 1000);
+  if (typeof raw.done === 'number' && Number.isFinite(raw.done)) out.done = raw.done;
+  if (typeof raw.total === 'number' && Number.isFinite(raw.total)) out.total = raw.total;
+  return Object.freeze(out);
+}
+
+function positiveInt(value: number | undefined, fallback: number, what: string): number {
+  const n = value ?? fallback;
+  if (!Number.isInteger(n) || n < 1) throw new RangeError(`jobs: ${what} must be a positive integer, got ${String(value)}`);
+  return n;
+}
+
+/** Creates the job manager of a host; `emit` and `now` are the host's. */
+export function createJobManager(env: { readonly emit: (event: UnstampedEvent) => void; readonly now: () => number }, options: JobManagerOptions = {}): JobManager {
+  const outputBytes = positiveInt(options.outputBytes, DEFAULT_JOB_OUTPUT_BYTES, 'outputBytes');
+  const maxRunning = positiveInt(options.maxRunningPerOwner, 16, 'maxRunningPerOwner');
+  const maxRetained = positiveInt(options.maxRetainedPerOwner, 64, 'maxRetainedPerOwner');
+  const progressIntervalMs = options.progressIntervalMs ?? 250;
+  if (!(progressIntervalMs >= 0)) throw new RangeError(`jobs: progressIntervalMs must be >= 0, got ${String(progressIntervalMs)}`);
+  const jobs = new Map<string, Job>();
+  const counters = new Map<string, number>();
+  let closed = false;
+
+  const visible = (owner: AgentRef | undefined, jobId: unknown): Job => {
+    const job = typeof jobId === 'string' ? jobs.get(jobId) : undefined;
+    if (!job || job.ownerKey !== ownerKeyOf(owner)) throw new UnknownJobError(typeof jobId === 'string' ? jobId : String(jobId));
+    return job;
+  };
+
+  const info = (job: Job): JobInfo => ({
+    jobId: job.jobId,
+    kind: job.kind,
+    label: job.label,
+    status: job.status,
+    startedAt: job.startedAt,
+    ...(job.endedAt !== undefined ? { endedAt: job.endedAt } : {}),
+    outputBytes: job.output.totalBytes,
+    droppedBytes: job.output.droppedBytes,
+    ...(job.progress ? { progress: job.progress } : {}),
+  });
+
+  const flushProgress = (job: Job) => {
+    if (!job.progressUnlogged || !job.progress) return;
+    job.progressUnlogged = false;
+    job.progressLoggedAt = env.now();
+    env.emit({ type: 'job/progress', jobId: job.jobId, progress: job.progress });
+  };
+
+  const end = (job: Job, status: Exclude<JobStatus, 'running'>, outcome: { value?: JsonValue; error?: string }) => {
+    if (job.status !== 'running') return;
+    flushProgress(job);
+    job.status = status;
+    job.endedAt = env.now();
+    if (outcome.value !== undefined) job.value = outcome.value;
+    if (outcome.error !== undefined) job.error = outcome.error;
+    env.emit({
+      type: 'job/end',
+      jobId: job.jobId,
+      status,
+      ...(outcome.value !== undefined ? { value: outcome.value } : {}),
+      ...(outcome.error !== undefined ? { error: outcome.error } : {}),
+      outputBytes: job.output.totalBytes,
+      droppedBytes: job.output.droppedBytes,
+      durationMs: job.endedAt - job.startedAt,
+    });
+    job.settle();
+    prune(job.ownerKey);
+  };
+
+  const prune = (ownerKey: string) => {
+    const finished = [...jobs.values()].filter((j) => j.ownerKey === ownerKey && j.status !== 'running');
+    for (const job of finished.slice(0, Math.max(0, finished.length - maxRetained))) jobs.delete(job.jobId);
+  };
+
+  const killJob = (job: Job, reason: string) => {
+    if (job.status !== 'running') return false;
+    end(job, 'killed', { error: reason });
+    job.controller.abort(new Error(reason));
+    return true;
+  };
+
+  const manager: JobManager = {
+    start(options) {
+      if (closed) throw new JobStartError('host', 'is closed');
+      if (typeof options !== 'object' || options === null) throw new JobStartError('options', 'must be an object { kind, label, owner, run }');
+      const { kind, label, owner, run } = options;
+      if (typeof kind !== 'string' || !KIND.test(kind)) throw new JobStartError('kind', `must match ${KIND.source}, got ${JSON.stringify(kind) ?? String(kind)}`);
+      if (typeof label !== 'string' || label.trim() === '') throw new JobStartError('label', 'must be a non-empty string');
+      if (typeof run !== 'function') throw new JobStartError('run', 'must be a function ({ signal, append, progress }) => value');
+      if (owner !== undefined && (typeof owner !== 'object' || owner === null || typeof owner.id !== 'string')) {
+        throw new JobStartError('owner', 'must be an agent ref { id } or undefined');
+      }
+      const ownerKey = ownerKeyOf(owner);
+      const running = [...jobs.values()].filter((j) => j.ownerKey === ownerKey && j.status === 'running').length;
+      if (running >= maxRunning) throw new JobStartError('owner', `already has ${running} running jobs (maxRunningPerOwner is ${maxRunning}); kill or wait for one first`);
+
+      const n = (counters.get(kind) ?? 0) + 1;
+      counters.set(kind, n);
+      const jobId = `${kind}-${n}`;
+      let settle!: () => void;
+      const settled = new Promise<void>((resolve) => (settle = resolve));
+      const job: Job = {
+        jobId,
+        kind,
+        label: label.length > 200 ? `${label.slice(0, 199)}…` : label,
+        ownerKey,
+        startedAt: env.now(),
+        output: new OutputRing(outputBytes),
+        controller: new AbortController(),
+        status: 'running',
+        progressUnlogged: false,
+        settled,
+        settle,
+      };
+      jobs.set(jobId, job);
+      env.emit({ type: 'job/start', jobId, kind, label: job.label, ...(owner ? { owner: owner.name !== undefined ? { id: owner.id, name: owner.name } : { id: owner.id } } : {}) });
+
+      const context: JobRunContext = Object.freeze({
+        jobId,
+        signal: job.controller.signal,
+        append(text: string) {
+          if (typeof text !== 'string') throw new TypeError(`job ${jobId}: append(text) expects a string, got ${typeof text}`);
+          if (job.status === 'running') job.output.append(text);
+        },
+        progress(raw: JobProgressInfo) {
+          const progress = cleanProgress(raw);
+          if (job.status !== 'running' || !progress) return;
+          job.progress = progress;
+          job.progressUnlogged = true;
+          const at = env.now();
+          if (job.progressLoggedAt === undefined || at - job.progressLoggedAt >= progressIntervalMs) flushProgress(job);
+        },
+      });
+      Promise.resolve()
+        .then(() => run(context))
+        .then(
+          (value) => {
+            if (job.status !== 'running') return;
+            let json: JsonValue;
+            try {
+              json = materializeJson(value === undefined ? null : value, 'value');
+            } catch (err) {
+              end(job, 'failed', { error: `job ${jobId} returned a value that is not JSON: ${errorText(err)}` });
+              return;
+            }
+            end(job, 'succeeded', { value: json });
+          },
+          (err: unknown) => end(job, 'failed', { error: errorText(err) }),
+        );
+      return Object.freeze({ kind: 'background' as const, jobId });
+    },
+
+    list: (owner) => [...jobs.values()].filter((j) => j.ownerKey === ownerKeyOf(owner)).map(info),
+
+    read(owner, jobId, page = {}) {
+      const job = visible(owner, jobId);
+      const offset = Number.isInteger(page.offset) && page.offset! >= 0 ? page.offset! : 0;
+      const limit = Number.isInteger(page.limit) && page.limit! > 0 ? page.limit! : DEFAULT_JOB_READ_BYTES;
+      const slice = job.output.read(offset, limit);
+      return {
+        ...info(job),
+        output: slice.text,
+        offset: slice.offset,
+        nextOffset: slice.nextOffset,
+        skippedBytes: slice.skippedBytes,
+        ...(job.value !== undefined ? { value: job.value } : {}),
+        ...(job.error !== undefined ? { error: job.error } : {}),
+      };
+    },
+
+    kill(owner, jobId, reason = 'killed on request') {
+      const job = visible(owner, jobId);
+      killJob(job, reason);
+      return info(job);
+    },
+
+    async wait(owner, jobId) {
+      const job = visible(owner, jobId);
+      await job.settled;
+      return info(job);
+    },
+
+    disposeOwner(owner) {
+      const key = ownerKeyOf(owner);
+      let killed = 0;
+      for (const job of [...jobs.values()]) {
+        if (job.ownerKey !== key) continue;
+        if (killJob(job, 'its owner was disposed')) killed++;
+        jobs.delete(job.jobId);
+      }
+      return killed;
+    },
+
+    close() {
+      closed = true;
+      for (const job of [...jobs.values()]) killJob(job, 'the host was closed');
+    },
+  };
+  return Object.freeze(manager);
+}

@@ -1,0 +1,16 @@
+/**
+ * The runtime: the `run_code` tool, its limits and spill store, and the seam to the isolate
+ * runners (in this process, or in supervised sandbox processes).
+ */
+export { createRunCodeTool } from './run-code/run-code-tool.js';
+export type { ProgramDiagnostic, RunCodeCall, RunCodeOptions, RunCodeRejected, RunCodeStats, RunCodeTool, RunCodeValue } from './run-code/run-code-tool.js';
+export { DEFAULT_RUN_LIMITS, MAX_LIMIT_VALUE, resolveRunLimits, RunLimitsError } from './run-code/limits.js';
+export { createSpillStore } from './run-code/spill-store.js';
+export type { SpillHandle, SpillStore, SpillStoreOptions } from './run-code/spill-store.js';
+export type { SpilledPart } from './run-code/output-cap.js';
+export { RunCodeError, RunnerUnavailableError } from './run-code/errors.js';
+export type { RunCodeFailureKind } from './run-code/errors.js';
+export type { Isolation } from './run-code/runner-factory.js';
+export { transpileProgram } from './run-code/transpile.js';
+export type { TranspiledProgram, TranspileError } from './run-code/transpile.js';
+export type { GuestBridge, GuestCallOutcome, ProgramRunner, RunFailure, RunLimits, RunOutcome, RunRequest } from './program-runner.js';

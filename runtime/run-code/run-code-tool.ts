@@ -1,0 +1,283 @@
+/**
+ * `createRunCodeTool`: the `run_code` tool. One run, in order:
+ * normalize (fences, `async () => {}` wrappers) -> type-check against the visible tools'
+ * declarations -> transpile (esbuild, with a line map) -> open the bridge (fresh token) ->
+ * `runner.run` -> close the bridge (token revoked, stragglers cancelled) -> cap the output.
+ *
+ * The visible tools are every registered tool except run_code itself, read from the host at
+ * each run; the declarations (and the callable-name mapping the bridge uses) are regenerated
+ * when that set changes. The description carries them too, for the host given in the options
+ * or, failing that, the last host that ran the tool.
+ */
+import { checkCode, generateToolTypes, normalizeProgram, type CodeDiagnostic, type GeneratedToolTypes } from '../../codegen/index.js';
+import { openRunBridge, RunAbortedError, RunLimitError, type ChildCallRecord, type RunEnd, type RunReport } from '../../bridge/index.js';
+import { defineTool, type JsonValue, type Tool, type ToolExecContext, type ToolHost } from '../../tools/index.js';
+import type { ProgramRunner, RunLimits, RunOutcome } from '../program-runner.js';
+import { runCodeDescription } from './description.js';
+import { RunCodeError } from './errors.js';
+import { resolveRunLimits } from './limits.js';
+import { capOutput, type SpilledPart } from './output-cap.js';
+import { loadRunner, type Isolation } from './runner-factory.js';
+import { createSpillStore, type SpillStore } from './spill-store.js';
+import { transpileProgram } from './transpile.js';
+
+/** Options of {@link createRunCodeTool}. */
+export interface RunCodeOptions {
+  /** Limits of every run (see `DEFAULT_RUN_LIMITS`); the model cannot raise them. */
+  readonly limits?: Partial<RunLimits>;
+  /** `'process'` (default): isolates in supervised sandbox processes. `'isolate'`: in this process, for trusted code. */
+  readonly isolation?: Isolation;
+  /** `'reject'` (default): type errors are returned as the value and the program does not run; `'warn'`: it runs and the value lists them; `'off'`. */
+  readonly typecheck?: 'reject' | 'warn' | 'off';
+  /** A runner to use instead of the one `isolation` names (the tool does not close it). */
+  readonly runner?: ProgramRunner;
+  /** Where output over `maxOutputBytes` is kept (default: a new in-memory store, `tool.spills`). */
+  readonly spills?: SpillStore;
+  /** The host the tool will be registered in, so its description lists the tools before the first run. */
+  readonly host?: ToolHost;
+  /** The tool's name (default `run_code`). */
+  readonly name?: string;
+}
+
+/** A problem in the program found before it ran. */
+export type ProgramDiagnostic = Pick<CodeDiagnostic, 'line' | 'column' | 'message'>;
+
+/** Statistics of one run. */
+export interface RunCodeStats {
+  /** Wall time of the whole run_code call, ms. */
+  readonly totalMs: number;
+  readonly typecheckMs: number;
+  readonly transpileMs: number;
+  /** Wall time inside the runner, ms. */
+  readonly runMs: number;
+  /** CPU time of the program in its isolate, ms. */
+  readonly cpuMs: number;
+  /** Wall time with a child waiting for a person (not counted against `wallMs`). */
+  readonly approvalWaitMs: number;
+  /** Bytes of JSON tool results the program received: kept out of the model's context. */
+  readonly childResultBytes: number;
+  /** Bytes of logs + result the program produced. */
+  readonly outputBytes: number;
+  /** Bytes of logs + result handed to the model (after spill). */
+  readonly returnedBytes: number;
+}
+
+/** One child call in the value: tool, outcome, time, and whether it completed. */
+export type RunCodeCall = Pick<ChildCallRecord, 'tool' | 'status' | 'ms' | 'settlement'>;
+
+/** The value of a run that ran. */
+export interface RunCodeValue {
+  readonly result: JsonValue | SpilledPart;
+  readonly logs: string[] | SpilledPart;
+  readonly calls: RunCodeCall[];
+  readonly stats: RunCodeStats;
+  /** Type problems, when `typecheck: 'warn'` let the program run anyway. */
+  readonly diagnostics?: ProgramDiagnostic[];
+}
+
+/** The value when the program was rejected before it ran. */
+export interface RunCodeRejected {
+  readonly rejected: string;
+  readonly diagnostics: ProgramDiagnostic[];
+}
+
+/** The run_code tool, plus the spill store and a way to release its runner. */
+export type RunCodeTool = Tool<{ code: string }, RunCodeValue | RunCodeRejected> & {
+  /** Output over the cap, by spill id. */
+  readonly spills: SpillStore;
+  /** Stops the runner this tool created (isolates, sandbox processes). */
+  close(): Promise<void>;
+};
+
+const MAX_ERROR_CHARS = 4_000;
+
+/** Creates the `run_code` tool. */
+export function createRunCodeTool(options: RunCodeOptions = {}): RunCodeTool {
+  const limits = resolveRunLimits(options.limits);
+  const isolation: Isolation = options.isolation ?? 'process';
+  if (isolation !== 'process' && isolation !== 'isolate') throw new RangeError(`createRunCodeTool: isolation must be "process" or "isolate", got ${String(isolation)}`);
+  const typecheck = options.typecheck ?? 'reject';
+  if (!['reject', 'warn', 'off'].includes(typecheck)) throw new RangeError(`createRunCodeTool: typecheck must be "reject", "warn" or "off", got ${String(typecheck)}`);
+  const name = options.name ?? 'run_code';
+  const spills = options.spills ?? createSpillStore();
+  let runner: Promise<ProgramRunner> | undefined = options.runner ? Promise.resolve(options.runner) : undefined;
+  let knownHost = options.host;
+  let self: Tool | undefined;
+
+  // Declarations for the current visible tool set, regenerated when it changes.
+  let cached: { tools: readonly Tool[]; types: GeneratedToolTypes } | undefined;
+  const typesFor = (host: ToolHost): GeneratedToolTypes => {
+    const visible = host.tools().filter((t) => t !== self && t.name !== name);
+    if (cached && cached.tools.length === visible.length && cached.tools.every((t, i) => t === visible[i])) return cached.types;
+    const types = generateToolTypes(visible);
+    cached = { tools: visible, types };
+    return types;
+  };
+
+  const execute = async ({ code }: { code: string }, exec: ToolExecContext): Promise<RunCodeValue | RunCodeRejected> => {
+    const started = performance.now();
+    knownHost ??= exec.host;
+    const types = typesFor(exec.host);
+    const { body, lineOffset } = normalizeProgram(code);
+
+    let diagnostics: ProgramDiagnostic[] | undefined;
+    let typecheckMs = 0;
+    if (typecheck !== 'off') {
+      const t0 = performance.now();
+      const checked = checkCode(code, types);
+      typecheckMs = performance.now() - t0;
+      const problems = checked.diagnostics.map(({ line, column, message }) => ({ line, column, message }));
+      if (!checked.ok && typecheck === 'reject') return { rejected: 'The program was not run: fix these type errors and call run_code again.', diagnostics: problems };
+      if (problems.length > 0) diagnostics = problems;
+    }
+
+    const t1 = performance.now();
+    const transpiled = transpileProgram(body);
+    const transpileMs = performance.now() - t1;
+    if (!transpiled.ok) {
+      return {
+        rejected: 'The program was not run: it has syntax errors.',
+        diagnostics: transpiled.errors.map((e) => ({ line: e.line + lineOffset, column: e.column, message: e.message })),
+      };
+    }
+    const modelLine = (jsLine: number | undefined) => {
+      if (jsLine === undefined) return undefined;
+      const bodyLine = transpiled.program.bodyLineOf(jsLine);
+      return bodyLine === undefined ? undefined : bodyLine + lineOffset;
+    };
+
+    runner ??= loadRunner(isolation);
+    const activeRunner = await runner.catch((err: unknown) => {
+      runner = undefined; // try again on the next run
+      throw err;
+    });
+    const bridge = openRunBridge({
+      host: exec.host,
+      parentCallId: exec.callId,
+      ...(exec.agent ? { agent: exec.agent } : {}),
+      signal: exec.signal,
+      limits,
+      toolNames: types.toolNames,
+    });
+    const t2 = performance.now();
+    let outcome: RunOutcome;
+    try {
+      outcome = await activeRunner.run({ js: transpiled.program.js, toolNames: [...types.toolNames.keys()], limits, lineOffset: 0 }, bridge.guest, bridge.signal);
+    } catch (err) {
+      outcome = { ok: false, failure: { kind: 'crash', message: `the runner failed: ${(err as Error)?.message ?? String(err)}` }, cpuMs: 0, wallMs: performance.now() - t2 };
+    }
+    const runMs = performance.now() - t2;
+    const failure = failureOf(outcome, bridge.stopReason, limits);
+    const report = await bridge.close(failure ? endOf(failure) : { outcome: 'ok' });
+    const calls = report.calls.map(({ tool, status, ms, settlement }) => ({ tool, status, ms: Math.round(ms * 100) / 100, settlement }));
+
+    if (failure) throw programError(failure, modelLine, report, calls);
+    const resultJson = (outcome as { resultJson: string }).resultJson;
+    const capped = capOutput({ resultJson, logs: report.logs, maxOutputBytes: limits.maxOutputBytes, spills });
+    const stats: RunCodeStats = {
+      totalMs: round(performance.now() - started),
+      typecheckMs: round(typecheckMs),
+      transpileMs: round(transpileMs),
+      runMs: round(runMs),
+      cpuMs: round(outcome.cpuMs),
+      approvalWaitMs: round(report.approvalWaitMs),
+      childResultBytes: report.childResultBytes,
+      outputBytes: capped.producedBytes,
+      returnedBytes: capped.returnedBytes,
+    };
+    return { result: capped.result, logs: capped.logs, calls, stats, ...(diagnostics ? { diagnostics } : {}) };
+  };
+
+  const base = defineTool({
+    name,
+    description: runCodeDescription(limits, undefined),
+    parameters: { code: { type: 'string', required: true, description: 'TypeScript: the body of an async function; `return` gives the result.' } },
+    execute: execute as (args: { code: string }, exec: ToolExecContext) => Promise<never>,
+  });
+  const tool = Object.defineProperties(
+    { ...base },
+    {
+      description: {
+        enumerable: true,
+        get: () => {
+          if (!knownHost) return base.description;
+          try {
+            return runCodeDescription(limits, typesFor(knownHost).declarations);
+          } catch {
+            return base.description;
+          }
+        },
+      },
+      spills: { value: spills, enumerable: false },
+      close: {
+        enumerable: false,
+        value: async () => {
+          if (options.runner || !runner) return;
+          const r = runner;
+          runner = undefined;
+          await (await r.catch(() => undefined))?.close();
+        },
+      },
+    },
+  );
+  self = Object.freeze(tool) as Tool;
+  return self as unknown as RunCodeTool;
+}
+
+type Failure =
+  | { kind: 'thrown'; message: string; line?: number; column?: number }
+  | { kind: 'limit'; limit: string; value: number; message: string }
+  | { kind: 'crash'; message: string }
+  | { kind: 'aborted'; message: string };
+
+/** The run's failure, preferring what the bridge knows (it set the limit the runner saw as an abort). */
+function failureOf(outcome: RunOutcome, stop: RunLimitError | RunAbortedError | undefined, limits: RunLimits): Failure | undefined {
+  if (stop && RunLimitError.isInstance(stop)) return { kind: 'limit', limit: stop.limit, value: stop.value, message: stop.message };
+  if (stop) return { kind: 'aborted', message: stop.message };
+  if (!outcome.ok) {
+    const f = outcome.failure;
+    if (f.kind === 'limit') return { kind: 'limit', limit: f.limit, value: f.value, message: f.message };
+    return f;
+  }
+  const bytes = Buffer.byteLength(outcome.resultJson, 'utf8');
+  if (bytes > limits.maxResultBytes) {
+    return { kind: 'limit', limit: 'maxResultBytes', value: limits.maxResultBytes, message: `run_code limit maxResultBytes=${limits.maxResultBytes} exceeded: the program returned ${bytes} bytes of JSON` };
+  }
+  return undefined;
+}
+
+function endOf(failure: Failure): RunEnd {
+  return failure.kind === 'limit' ? { outcome: 'limit', limit: { name: failure.limit, value: failure.value } } : { outcome: failure.kind };
+}
+
+function programError(failure: Failure, modelLine: (l: number | undefined) => number | undefined, report: RunReport, calls: RunCodeCall[]): RunCodeError {
+  let head: string;
+  let details: ConstructorParameters<typeof RunCodeError>[2] = {};
+  if (failure.kind === 'thrown') {
+    const line = modelLine(failure.line);
+    head = `The program threw${line !== undefined ? ` at line ${line}` : ''}: ${clip(failure.message, MAX_ERROR_CHARS)}`;
+    details = { ...(line !== undefined ? { line } : {}), ...(failure.column !== undefined ? { column: failure.column } : {}) };
+  } else if (failure.kind === 'limit') {
+    head = `The run was stopped by the limit ${failure.limit}=${failure.value}: ${clip(failure.message, MAX_ERROR_CHARS)}`;
+    details = { limit: failure.limit, value: failure.value };
+  } else if (failure.kind === 'crash') head = `The sandbox running the program failed: ${clip(failure.message, MAX_ERROR_CHARS)}`;
+  else head = `The run was aborted: ${clip(failure.message, MAX_ERROR_CHARS)}`;
+  const lines = [head];
+  if (calls.length > 0) {
+    const summary = calls.slice(0, 20).map((c) => `${c.tool}: ${c.status}${c.settlement !== 'completed' ? ` (${c.settlement})` : ''}`);
+    lines.push(`Tool calls (${calls.length}): ${summary.join('; ')}${calls.length > 20 ? '; …' : ''}`);
+  }
+  if (report.logs.length > 0) {
+    const tail = report.logs.slice(-10).join('\n');
+    lines.push(`Last logs:\n${clip(tail, 2_000)}`);
+  }
+  return new RunCodeError(failure.kind, lines.join('\n'), details);
+}
+
+function clip(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max)}… (${text.length - max} more characters)`;
+}
+
+function round(ms: number): number {
+  return Math.round(ms * 100) / 100;
+}

@@ -1,0 +1,64 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { runCodeHost, runnerModes } from './run-code-support.js';
+import type { RunCodeTool } from '../runtime/index.js';
+
+const opened: RunCodeTool[] = [];
+afterAll(async () => {
+  await Promise.all(opened.map((t) => t.close()));
+});
+
+describe.each(runnerModes())('run_code (%s)', (mode) => {
+  const setup = (options: Parameters<typeof runCodeHost>[1] = {}) => {
+    const s = runCodeHost(mode, options);
+    opened.push(s.runCode);
+    return s;
+  };
+
+  describe('when a program runs', () => {
+    it('returns result, logs, calls and stats', async () => {
+      const { value } = setup();
+      const v = await value('const a = await tools.echo({ text: "hi" });\nconsole.log("got", a.echoed);\nreturn { a };');
+      expect(v.result).toEqual({ a: { echoed: 'hi' } });
+      expect(v.logs).toEqual(['got hi']);
+      expect(v.calls).toEqual([{ tool: 'echo', status: 'ok', ms: expect.any(Number), settlement: 'completed' }]);
+      expect(v.stats.childResultBytes).toBe('{"echoed":"hi"}'.length);
+      expect(v.stats.returnedBytes).toBe(JSON.stringify({ a: { echoed: 'hi' } }).length + JSON.stringify(['got hi']).length);
+    });
+
+    it('accepts a fenced program wrapped in an async arrow', async () => {
+      const { value } = setup();
+      const v = await value('```ts\nasync () => {\n  return 1 + 1;\n}\n```');
+      expect(v.result).toBe(2);
+    });
+
+    it('reports a throw as an error with the line in the model’s own code', async () => {
+      const { run } = setup();
+      const r = await run('```ts\ninterface A { x: number }\nconst a: A = { x: 1 };\nif (a.x === 1) {\n  throw new Error("bad x");\n}\nreturn a;\n```');
+      expect(r.isError).toBe(true);
+      expect(r.error?.message).toMatch(/threw at line 5: Error: bad x/);
+    });
+
+    it('returns type errors as the value without running the program', async () => {
+      const { run, instrumented } = setup();
+      const r = await run('await tools.echo({ text: 1 });\nreturn 1;');
+      expect(r.isError).toBe(false);
+      expect(r.value).toMatchObject({ rejected: expect.stringContaining('not run'), diagnostics: [{ line: 1, message: expect.any(String) }] });
+      expect(instrumented.timeline).toHaveLength(0);
+    });
+
+    it('runs anyway and lists the problems with typecheck: warn', async () => {
+      const { value } = setup({ typecheck: 'warn' });
+      const v = await value('const x: number = "s";\nreturn x;');
+      expect(v.result).toBe('s');
+      expect(v.diagnostics).toEqual([{ line: 1, column: expect.any(Number), message: expect.stringContaining('string') }]);
+    });
+
+    it('describes the visible tools, but not itself, and follows the host’s tool set', () => {
+      const { host, runCode } = setup();
+      const schema = host.schemas().find((s) => s.name === 'run_code')!;
+      expect(schema.description).toContain('echo');
+      expect(schema.description).not.toMatch(/run_code\s*\(/);
+      expect(runCode.description).toContain('declare const tools');
+    });
+  });
+});

@@ -196,3 +196,14 @@ describe('when results are materialized', () => {
     expect((await host.call({ id: '1', name: 'user', args: {} })).value).toEqual({ name: 'Ada' });
   });
 });
+
+describe('when args are hostile objects', () => {
+  it('a Proxy whose traps throw is an invalid-args result, never a throw', async () => {
+    const { host } = recordingHost();
+    host.register(defineTool({ name: 't', description: 'T.', parameters: { a: { type: 'string' } }, execute: () => null }));
+    const hostile = new Proxy({}, { ownKeys: () => { throw new Error('trap!'); }, getPrototypeOf: () => Object.prototype });
+    const result = await host.call({ id: '1', name: 't', args: hostile });
+    expect(result.error?.kind).toBe('invalid-args');
+    expect(result.error?.message).toMatch(/trap!/);
+  });
+});

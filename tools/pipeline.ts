@@ -103,8 +103,8 @@ export async function runPipeline(env: PipelineEnv, call: ToolCall, options: Cal
     args = materializeArgs(tool.parameters, call.args);
   } catch (err) {
     env.emit({ type: 'tool/call', callId, toolName, args: loggableArgs(call.args), argsValid: false, origin: logOrigin, ...(agent ? { agent } : {}) });
-    if (!(err instanceof ValidationError)) throw err;
-    return failure('invalid-args', `Invalid arguments for "${toolName}": ${err.message}`);
+    const problem = err instanceof ValidationError ? err.message : `args could not be read (${errorText(err)})`;
+    return failure('invalid-args', `Invalid arguments for "${toolName}": ${problem}`);
   }
   env.emit({ type: 'tool/call', callId, toolName, args, argsValid: true, origin: logOrigin, ...(agent ? { agent } : {}) });
   const execution: ToolExecution = Object.freeze({ callId, toolName, args, ...(agent ? { agent } : {}), origin });

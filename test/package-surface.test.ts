@@ -1,0 +1,45 @@
+/**
+ * The package root is the tool model: importing `ptc-runtime` must never load isolated-vm,
+ * child processes, the TypeScript compiler or an adapter's peer dependency. Checked on the
+ * static import graph of the sources (static and dynamic imports alike).
+ */
+import { readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const IMPORT = /(?:import|export)\s[^'"]*?from\s*['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)|import\s*['"]([^'"]+)['"]/g;
+
+function closure(entry: string): { files: Set<string>; bare: Map<string, string> } {
+  const files = new Set<string>();
+  const bare = new Map<string, string>();
+  const visit = (file: string) => {
+    if (files.has(file)) return;
+    files.add(file);
+    const text = readFileSync(file, 'utf8').replace(/^\s*import type .*$/gm, '').replace(/^\s*export type .*$/gm, '');
+    for (const m of text.matchAll(IMPORT)) {
+      const spec = m[1] ?? m[2] ?? m[3]!;
+      if (spec.startsWith('.')) visit(join(dirname(file), spec.replace(/\.js$/, '.ts')));
+      else if (!bare.has(spec)) bare.set(spec, relative(root, file));
+    }
+  };
+  visit(join(root, entry));
+  return { files, bare };
+}
+
+const FORBIDDEN = ['isolated-vm', 'node:child_process', 'child_process', 'typescript', 'ts-morph', 'esbuild', '@modelcontextprotocol/sdk', 'cordis', 'playwright-core'];
+
+describe('the package root', () => {
+  it('never imports isolated-vm, child processes, the compiler or adapter peer dependencies', () => {
+    const { files, bare } = closure('index.ts');
+    expect(files.size).toBeGreaterThan(5);
+    const offending = FORBIDDEN.filter((name) => [...bare.keys()].some((spec) => spec === name || spec.startsWith(`${name}/`)));
+    expect(offending.map((name) => `${name} (from ${[...bare].find(([s]) => s.startsWith(name))?.[1]})`)).toEqual([]);
+  });
+
+  it('the checker itself sees forbidden imports (runtime does import isolated-vm)', () => {
+    const { bare } = closure('runtime/index.ts');
+    expect([...bare.keys()].some((spec) => FORBIDDEN.includes(spec))).toBe(true);
+  });
+});

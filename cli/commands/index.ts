@@ -3,8 +3,11 @@
  * Each registrar adds one command (with its own `--help`) to the program.
  */
 import type { Command } from 'commander';
+import { registerTrace } from './trace.js';
 
 /** Adds a subcommand to the program. */
 export type RegisterCommand = (program: Command) => void;
 
-export const commands: readonly RegisterCommand[] = [];
+export const commands: readonly RegisterCommand[] = [
+  registerTrace,
+];

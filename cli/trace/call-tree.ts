@@ -1,0 +1,173 @@
+/**
+ * The call tree of a trace: every call with its decisions, outcome and timing, PTC children
+ * under their run_code call (linked by `origin.parentCallId`), late or revoked calls marked.
+ * Built from parsed lines only; every field read is checked, because a trace is a file anyone
+ * could have written (a hostile trace yields odd nodes, never a throw).
+ */
+
+/** One decision on a call: the pre-execute outcome or the approver's answer. */
+export interface CallDecision {
+  readonly stage: string;
+  readonly decision: string;
+  /** `default`, `listener #0`, `guard #1`, `approval`. */
+  readonly by: string;
+  readonly reason?: string;
+}
+
+/** How a call ended. */
+export type CallOutcome = 'ok' | 'error' | 'denied' | 'blocked' | 'pending';
+
+/** One call in the tree. */
+export interface CallNode {
+  readonly callId: string;
+  readonly toolName: string;
+  readonly args: unknown;
+  readonly parentCallId?: string;
+  readonly tokenId?: string;
+  /** `parallel` or `exclusive` when the trace recorded it. */
+  readonly mode?: string;
+  /** Event time of the call (ms). */
+  readonly start: number;
+  /** Event time of the result (ms); absent while pending. */
+  end?: number;
+  /** Positions of the call and result events in the trace: in flight between the two. */
+  readonly startIndex: number;
+  endIndex?: number;
+  durationMs?: number;
+  readonly decisions: CallDecision[];
+  outcome: CallOutcome;
+  /** Denial, block or error text. */
+  detail?: string;
+  /** Who denied: listener, guard or approval. */
+  deniedBy?: string;
+  /** For a run_code call: how the run ended. */
+  run?: { outcome: string; calls: number; durationMs: number; limit?: string; end: number };
+  /** Started after its run had ended, or aborted because the run ended. */
+  late: boolean;
+  readonly children: CallNode[];
+  /** Calls refused after the run's token was revoked (`ptc/call-refused`). */
+  readonly refused: { toolName: string; reason: string; time: number }[];
+}
+
+/** The whole tree plus calls whose parent is missing from the trace. */
+export interface CallTree {
+  readonly roots: CallNode[];
+  /** Every call by id. */
+  readonly byId: ReadonlyMap<string, CallNode>;
+  /** Earliest and latest event times. */
+  readonly t0: number;
+  readonly t1: number;
+}
+
+const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
+const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
+const obj = (v: unknown): Record<string, unknown> | undefined => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined);
+
+function byText(v: unknown): string {
+  const by = obj(v);
+  const kind = str(by?.kind) ?? 'unknown';
+  const index = num(by?.index);
+  return index === undefined ? kind : `${kind} #${index}`;
+}
+
+/** Builds the tree from event objects in file order. */
+export function buildCallTree(events: readonly Record<string, unknown>[]): CallTree {
+  const byId = new Map<string, CallNode>();
+  const order: CallNode[] = [];
+  const runEnds = new Map<string, Record<string, unknown>>();
+  const refusals: Record<string, unknown>[] = [];
+  let t0 = Infinity;
+  let t1 = -Infinity;
+  for (const [index, e] of events.entries()) {
+    const time = num(e.time);
+    if (time !== undefined) (t0 = Math.min(t0, time)), (t1 = Math.max(t1, time));
+    const type = str(e.type);
+    const callId = str(e.callId);
+    if (type === 'tool/call' && callId !== undefined && !byId.has(callId)) {
+      const origin = obj(e.origin);
+      const node: CallNode = {
+        callId,
+        toolName: str(e.toolName) ?? '?',
+        args: e.args,
+        ...(origin?.kind === 'ptc' && str(origin.parentCallId) !== undefined ? { parentCallId: str(origin.parentCallId)! } : {}),
+        ...(origin?.kind === 'ptc' && str(origin.tokenId) !== undefined ? { tokenId: str(origin.tokenId)! } : {}),
+        ...(str(e.mode) !== undefined ? { mode: str(e.mode)! } : {}),
+        start: time ?? 0,
+        startIndex: index,
+        decisions: [],
+        outcome: 'pending',
+        late: false,
+        children: [],
+        refused: [],
+      };
+      byId.set(callId, node);
+      order.push(node);
+    } else if (type === 'tool/decision' && callId !== undefined) {
+      byId.get(callId)?.decisions.push({
+        stage: str(e.stage) ?? '?',
+        decision: str(e.decision) ?? '?',
+        by: byText(e.by),
+        ...(str(e.reason) !== undefined ? { reason: str(e.reason)! } : {}),
+      });
+    } else if (type === 'tool/result' && callId !== undefined) {
+      const node = byId.get(callId);
+      if (!node) continue;
+      node.end = time ?? node.start;
+      node.endIndex = index;
+      node.durationMs = Math.round(num(e.durationMs) ?? node.end - node.start);
+      const denied = obj(e.denied);
+      const blocked = obj(e.blocked);
+      const error = obj(e.error);
+      if (denied) {
+        node.outcome = 'denied';
+        node.deniedBy = str(denied.by) ?? '?';
+        node.detail = str(denied.reason) ?? '';
+      } else if (blocked) {
+        node.outcome = 'blocked';
+        node.detail = str(blocked.reason) ?? '';
+      } else if (e.isError === true) {
+        node.outcome = 'error';
+        node.detail = str(error?.message) ?? '';
+        if (str(error?.kind) === 'aborted') node.late = true;
+      } else node.outcome = 'ok';
+    } else if (type === 'ptc/run-end' && callId !== undefined) {
+      runEnds.set(callId, e);
+    } else if (type === 'ptc/call-refused') {
+      refusals.push(e);
+    }
+  }
+
+  const roots: CallNode[] = [];
+  for (const node of order) {
+    const parent = node.parentCallId !== undefined ? byId.get(node.parentCallId) : undefined;
+    if (parent && parent !== node) parent.children.push(node);
+    else roots.push(node);
+  }
+  for (const [callId, e] of runEnds) {
+    const node = byId.get(callId);
+    if (!node) continue;
+    const limit = obj(e.limit);
+    node.run = {
+      outcome: str(e.outcome) ?? '?',
+      calls: num(e.calls) ?? node.children.length,
+      durationMs: Math.round(num(e.durationMs) ?? 0),
+      end: num(e.time) ?? node.start,
+      ...(limit ? { limit: `${str(limit.name) ?? '?'}=${String(num(limit.value) ?? '?')}` } : {}),
+    };
+    for (const child of node.children) if (child.start > node.run.end) child.late = true;
+  }
+  for (const e of refusals) {
+    const parent = byId.get(str(e.parentCallId) ?? '');
+    const entry = { toolName: str(e.toolName) ?? '?', reason: str(e.reason) ?? '', time: num(e.time) ?? 0 };
+    if (parent) parent.refused.push(entry);
+  }
+  return { roots, byId, t0: Number.isFinite(t0) ? t0 : 0, t1: Number.isFinite(t1) ? t1 : 0 };
+}
+
+/** Calls in a subtree, depth first. */
+export function* walkCalls(nodes: readonly CallNode[]): Generator<CallNode> {
+  for (const n of nodes) {
+    yield n;
+    yield* walkCalls(n.children);
+  }
+}

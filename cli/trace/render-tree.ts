@@ -1,0 +1,80 @@
+/**
+ * `ptc trace show`: the call tree as text. Each run_code call, then its children in call order
+ * with mode, decision (who allowed or denied, and why), duration and outcome; late, revoked and
+ * refused calls are flagged. Colour only when asked (stdout is a terminal).
+ */
+import type { CallNode, CallTree } from './call-tree.js';
+
+/** Options of {@link renderTree}. */
+export interface RenderTreeOptions {
+  readonly color?: boolean;
+  /** Longest argument preview, in characters (default 80). */
+  readonly argsWidth?: number;
+}
+
+const SGR = { red: 31, green: 32, yellow: 33, magenta: 35, dim: 2, bold: 1 } as const;
+
+/** Strips control characters so a hostile trace cannot drive the terminal. */
+export function printable(text: string): string {
+  return text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, (c) => (c === '\n' ? '⏎' : '�'));
+}
+
+/** One-line decision summary: `allow (default)`, `deny by guard #0: reason`, `ask by listener #0 → approval: allow`. */
+export function decisionSummary(node: CallNode): string {
+  const parts = node.decisions.map((d) => {
+    const reason = d.reason ? `: ${d.reason}` : '';
+    return d.stage === 'approval' ? `approval ${d.decision}${reason}` : d.by === 'default' ? `${d.decision} (default)` : `${d.decision} by ${d.by}${reason}`;
+  });
+  if (node.outcome === 'denied' && node.deniedBy && !node.decisions.some((d) => d.decision === 'deny' && d.stage === 'policy')) {
+    parts.push(`denied by ${node.deniedBy}: ${node.detail ?? ''}`);
+  }
+  return parts.join(' → ') || '(no decision recorded)';
+}
+
+/** Renders the tree as lines of text. */
+export function renderTree(tree: CallTree, options: RenderTreeOptions = {}): string {
+  const paint = (code: number, s: string) => (options.color ? `\u001b[${code}m${s}\u001b[0m` : s);
+  const width = options.argsWidth ?? 80;
+  const out: string[] = [];
+  const argsText = (args: unknown) => {
+    const s = printable(JSON.stringify(args) ?? '');
+    return s.length > width ? `${s.slice(0, width - 1)}…` : s;
+  };
+  const outcomeText = (n: CallNode) => {
+    const ms = n.durationMs !== undefined ? ` ${n.durationMs} ms` : '';
+    switch (n.outcome) {
+      case 'ok':
+        return paint(SGR.green, 'ok') + ms;
+      case 'denied':
+        return paint(SGR.red, `DENIED by ${n.deniedBy ?? '?'}`) + ms;
+      case 'blocked':
+        return paint(SGR.red, `BLOCKED: ${printable(n.detail ?? '')}`) + ms;
+      case 'error':
+        return paint(SGR.yellow, `error: ${printable(n.detail ?? '')}`) + ms;
+      default:
+        return paint(SGR.yellow, 'pending (no result recorded)');
+    }
+  };
+  const line = (n: CallNode, prefix: string, branch: string, childPrefix: string) => {
+    const late = n.late ? paint(SGR.magenta, ' LATE/REVOKED') : '';
+    const mode = n.mode ? paint(SGR.dim, ` [${n.mode}]`) : '';
+    out.push(`${prefix}${branch}${paint(SGR.bold, printable(n.toolName))} ${paint(SGR.dim, printable(n.callId))}${mode} ${argsText(n.args)}${late}`);
+    out.push(`${prefix}${childPrefix}  ${printable(decisionSummary(n))}  ⇒ ${outcomeText(n)}`);
+    if (n.run) {
+      const limit = n.run.limit ? ` (limit ${printable(n.run.limit)})` : '';
+      out.push(`${prefix}${childPrefix}  run: ${printable(n.run.outcome)}${limit}, ${n.run.calls} call(s), ${n.run.durationMs} ms${n.children[0]?.tokenId ? `, token ${printable(n.children[0].tokenId)}` : ''}`);
+    }
+    const kids = n.children;
+    const items: { node?: CallNode; refused?: CallNode['refused'][number] }[] = [...kids.map((node) => ({ node })), ...n.refused.map((refused) => ({ refused }))];
+    items.forEach((item, i) => {
+      const last = i === items.length - 1;
+      const nextPrefix = prefix + childPrefix;
+      if (item.node) line(item.node, nextPrefix, last ? '└─ ' : '├─ ', last ? '   ' : '│  ');
+      else if (item.refused) {
+        out.push(`${nextPrefix}${last ? '└─ ' : '├─ '}${paint(SGR.magenta, `REFUSED late call ${printable(item.refused.toolName)}`)}: ${printable(item.refused.reason)}`);
+      }
+    });
+  };
+  tree.roots.forEach((root) => line(root, '', '', ''));
+  return out.join('\n');
+}

@@ -1,0 +1,124 @@
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { runCli } from '../cli/main.js';
+import { traceFileSink } from '../tools/index.js';
+import { createHost } from '../examples/tools.js';
+import { registerBridgeRun } from './support/bridge-run.js';
+import { buildCallTree } from '../cli/trace/call-tree.js';
+import { renderHtml } from '../cli/trace/render-html.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'ptc-trace-'));
+let tracePath = '';
+
+async function capture(argv: string[]) {
+  let out = '';
+  let err = '';
+  const o = vi.spyOn(process.stdout, 'write').mockImplementation((c) => ((out += String(c)), true));
+  const e = vi.spyOn(process.stderr, 'write').mockImplementation((c) => ((err += String(c)), true));
+  process.exitCode = undefined;
+  try {
+    const code = await runCli(argv);
+    return { code, out, err };
+  } finally {
+    o.mockRestore();
+    e.mockRestore();
+    process.exitCode = undefined;
+  }
+}
+
+beforeAll(async () => {
+  tracePath = join(dir, 'run.jsonl');
+  const host = createHost({ approval: { request: async () => 'allow-once' } });
+  const sink = traceFileSink(tracePath, { host });
+  host.onEvent(sink);
+  registerBridgeRun(host);
+  const result = await host.call({ id: 'run-1', name: 'run_code_stub', args: {} }, { agent: { id: 'cli' } });
+  expect(result.value).toEqual({ ok: [true, true, false, true], flag: true, late: false });
+  sink.close();
+});
+afterEach(() => vi.restoreAllMocks());
+
+describe('when verifying a trace from the command line', () => {
+  it('says ok with the head hash for an intact trace', async () => {
+    const r = await capture(['trace', 'verify', tracePath]);
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/^ok: \d+ lines, \d+ events, chain intact; head [0-9a-f]{64}\n$/);
+  });
+
+  it('exits 1 and names the edited line', async () => {
+    const lines = readFileSync(tracePath, 'utf8').split('\n');
+    const at = lines.findIndex((l) => l.includes('"tool/call"') && l.includes('"platform"'));
+    lines[at] = lines[at]!.replace('"platform"', '"design"');
+    const bad = join(dir, 'edited.jsonl');
+    writeFileSync(bad, lines.join('\n'));
+    const r = await capture(['trace', 'verify', bad, '--json']);
+    expect(r.code).toBe(1);
+    expect(JSON.parse(r.out).problems[0]).toMatchObject({ line: at + 1, kind: 'edited' });
+  });
+
+  it('exits 2 with one line on stderr for a missing file', async () => {
+    const r = await capture(['trace', 'verify', join(dir, 'nope.jsonl')]);
+    expect(r.code).toBe(2);
+    expect(r.err).toBe(`ptc: cannot read trace ${join(dir, 'nope.jsonl')}: no such file\n`);
+  });
+});
+
+describe('when showing a trace', () => {
+  it('prints each run with its children in order, decisions, outcomes and the late call', async () => {
+    const r = await capture(['trace', 'show', tracePath]);
+    expect(r.code).toBe(0);
+    expect(r.err).toMatch(/chain intact/);
+    const lines = r.out.split('\n');
+    expect(lines[0]).toMatch(/^run_code_stub run-1 \[exclusive\] \{\}/);
+    const children = lines.filter((l) => /^[├└]─ /.test(l)).map((l) => l.slice(3).split(' ')[0]);
+    expect(children).toEqual(['team_list', 'docs_read', 'docs_read', 'budget_get', 'expense_flag', 'docs_search', 'REFUSED']);
+    expect(r.out).toMatch(/deny by guard #0: document doc-07 is classified confidential.*⇒ DENIED by guard/);
+    expect(r.out).toMatch(/ask by listener #0: flagging an expense.*→ approval allow.*⇒ ok/);
+    expect(r.out).toMatch(/expense_flag .*\[exclusive\]/);
+    expect(r.out).toMatch(/REFUSED late call team_get: the run already ended/);
+    expect(r.out).toMatch(/run: ok, 6 call\(s\)/);
+  });
+
+  it('shows a plain session log but says it cannot be verified', async () => {
+    const plain = join(dir, 'plain.jsonl');
+    writeFileSync(plain, readFileSync(tracePath, 'utf8').split('\n').slice(1, -2).join('\n') + '\n');
+    const r = await capture(['trace', 'show', plain]);
+    expect(r.code).toBe(0);
+    expect(r.err).toMatch(/plain session log/);
+  });
+
+  it('never passes control characters from a hostile trace to the terminal', async () => {
+    const hostile = join(dir, 'hostile.jsonl');
+    writeFileSync(hostile, JSON.stringify({ seq: 1, time: 1, type: 'tool/call', callId: 'x', toolName: 'evil\u001b[2J', args: { a: '\u001b]0;pwned\u0007' }, origin: { kind: 'model' } }) + '\n');
+    const r = await capture(['trace', 'show', hostile, '--no-color']);
+    expect(r.out).not.toContain('\u001b');
+    expect(r.out).not.toContain('\u0007');
+  });
+});
+
+describe('when rendering a trace as HTML', () => {
+  it('writes a self-contained page with lanes, a barrier and a denial mark', async () => {
+    const out = join(dir, 'report.html');
+    const r = await capture(['trace', 'html', tracePath, '-o', out]);
+    expect(r.code).toBe(0);
+    const html = readFileSync(out, 'utf8');
+    expect(html).toContain('class="mark-denied"');
+    expect(html).toContain('class="barrier"');
+    expect(html).not.toMatch(/<script|src=|href="http/);
+  });
+
+  it('escapes hostile strings instead of running them', () => {
+    const tree = buildCallTree([{ type: 'tool/call', callId: '<b>', toolName: '<script>alert(1)</script>', args: { x: '"><img src=x onerror=alert(1)>' }, time: 1, origin: { kind: 'model' } }]);
+    const html = renderHtml(tree, { title: '<i>t</i>' });
+    expect(html).not.toContain('<script>alert');
+    expect(html).not.toContain('<img');
+    expect(html).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
+  });
+
+  it('requires -o', async () => {
+    const r = await capture(['trace', 'html', tracePath]);
+    expect(r.code).toBe(2);
+  });
+});

@@ -60,7 +60,7 @@ describe.skipIf(skip)('when the trace report opens in headless Chromium', () => 
     const barrier = p.locator('rect.barrier');
     expect(await barrier.count()).toBe(1);
     const box = await barrier.boundingBox();
-    const lanes = await p.locator('.lane-bg').evaluateAll((els) => els.map((e) => (e as SVGGraphicsElement).getBoundingClientRect().top));
+    const lanes = await p.locator('.lane-bg').evaluateAll((els) => els.map((e) => (e as unknown as { getBoundingClientRect(): { top: number } }).getBoundingClientRect().top));
     expect(box!.y).toBeLessThanOrEqual(Math.min(...lanes));
     expect(box!.height).toBeGreaterThan(3 * 20);
     expect(await p.locator('.mark-denied').isVisible()).toBe(true);

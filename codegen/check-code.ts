@@ -9,9 +9,12 @@
  *   only the program file changes between checks. `warmupCheckCode` (or `new CodeChecker(...)
  *   .warmup()`) pays the first-check cost at creation time, off the request path.
  * - Strict where it protects the calls, lenient where it only adds friction (DESIGN "PTC
- *   mode"): `strict`, but `noImplicitAny` and `useUnknownInCatchVariables` are off (an untyped
- *   `catch (e)` or callback parameter is fine), and neither `noUncheckedIndexedAccess` nor
- *   `exactOptionalPropertyTypes` is on. Argument and result types, unknown tools, missing
+ *   mode"): `strict` (with `noImplicitAny`), but `useUnknownInCatchVariables` is off (an
+ *   untyped `catch (e)` is fine) and neither `noUncheckedIndexedAccess` nor
+ *   `exactOptionalPropertyTypes` is on. `noImplicitAny` stays on because turning it off would
+ *   also silence `tools['unknown']` and `globalThis.process` (implicitly `any`); its other
+ *   diagnostics (implicitly typed parameters, variables, dynamic indexing) are filtered out
+ *   instead ({@link isLenientDiagnostic}). Argument and result types, unknown tools, missing
  *   fields and host globals all stay errors.
  * - No host globals: the lib is ES2023 only (no DOM) and `types` is empty (no Node), so
  *   `process`, `require` and `fetch` are errors, rephrased to say why.
@@ -24,7 +27,7 @@ import { dirname, join } from 'node:path';
 import ts from 'typescript';
 import type { GeneratedToolTypes } from './generate-tool-types.js';
 import { normalizeProgram } from './normalize-program.js';
-import { rephraseDiagnostic } from './rephrase-diagnostic.js';
+import { isLenientDiagnostic, rephraseDiagnostic } from './rephrase-diagnostic.js';
 
 /** One problem in the model's program, positioned in the text the model wrote. */
 export interface CodeDiagnostic {
@@ -49,7 +52,6 @@ export interface CheckResult {
 /** The compiler options model programs are checked with (see the file note). */
 export const CHECK_COMPILER_OPTIONS: Readonly<ts.CompilerOptions> = Object.freeze({
   strict: true,
-  noImplicitAny: false,
   useUnknownInCatchVariables: false,
   noUncheckedIndexedAccess: false,
   exactOptionalPropertyTypes: false,
@@ -71,13 +73,12 @@ export const MAX_CHECKED_PROGRAM_CHARS = 200_000;
 export const MAX_DIAGNOSTICS = 50;
 
 const LIB_DIR = dirname(ts.getDefaultLibFilePath({}));
-const DECLARATIONS_FILE = '/ptc/tools.d.ts';
-const PROGRAM_FILE = '/ptc/program.ts';
 const PREFIX = 'async function __ptcProgram() {\n';
 const PREFIX_LINES = 1;
 const SUFFIX = '\n}\n';
 
 // Shared by every checker: lib texts are read once and parsed once per process.
+let checkerCount = 0;
 const libSnapshots = new Map<string, ts.IScriptSnapshot | null>();
 const documentRegistry = ts.createDocumentRegistry(true, '/');
 
@@ -105,17 +106,24 @@ function isLibFile(fileName: string): boolean {
  */
 export class CodeChecker {
   readonly declarations: string;
-  private readonly service: ts.LanguageService;
+  private service: ts.LanguageService | undefined;
+  private readonly host: ts.LanguageServiceHost;
   private readonly declarationsSnapshot: ts.IScriptSnapshot;
   private programText = PREFIX + SUFFIX;
   private programVersion = 0;
   private readonly knownTools: readonly string[];
+  // Unique per checker: the shared DocumentRegistry keys documents by path and version.
+  private readonly declarationsFile: string;
+  private readonly programFile: string;
 
   /** Prepares the language service (cheap); the first {@link check} or {@link warmup} builds it. */
   constructor(declarations: string | GeneratedToolTypes) {
     this.declarations = typeof declarations === 'string' ? declarations : declarations.declarations;
     this.knownTools = typeof declarations === 'string' ? [] : [...declarations.toolNames.keys()];
     this.declarationsSnapshot = ts.ScriptSnapshot.fromString(this.declarations);
+    const id = ++checkerCount;
+    const DECLARATIONS_FILE = (this.declarationsFile = `/ptc/${id}/tools.d.ts`);
+    const PROGRAM_FILE = (this.programFile = `/ptc/${id}/program.ts`);
     const host: ts.LanguageServiceHost = {
       getCompilationSettings: () => CHECK_COMPILER_OPTIONS,
       getScriptFileNames: () => [DECLARATIONS_FILE, PROGRAM_FILE],
@@ -135,10 +143,23 @@ export class CodeChecker {
         return snapshot?.getText(0, snapshot.getLength());
       },
       getDirectories: () => [],
-      directoryExists: (dir) => dir === '/ptc' || dir === LIB_DIR,
+      directoryExists: (dir) => dir === '/ptc' || dir === `/ptc/${id}` || dir === LIB_DIR,
       useCaseSensitiveFileNames: () => true,
     };
-    this.service = ts.createLanguageService(host, documentRegistry);
+    this.host = host;
+  }
+
+  private languageService(): ts.LanguageService {
+    return (this.service ??= ts.createLanguageService(this.host, documentRegistry));
+  }
+
+  /**
+   * Releases the language service (its documents leave the shared registry). A later check
+   * builds it again (cold), so dispose only checkers that are no longer used.
+   */
+  dispose(): void {
+    this.service?.dispose();
+    this.service = undefined;
   }
 
   /** Builds the program and checker once, so the next check is warm. Returns this. */
@@ -149,7 +170,8 @@ export class CodeChecker {
 
   /** Diagnostics of the declaration text itself (empty for generated declarations). */
   declarationDiagnostics(): readonly ts.Diagnostic[] {
-    return [...this.service.getSyntacticDiagnostics(DECLARATIONS_FILE), ...this.service.getSemanticDiagnostics(DECLARATIONS_FILE)];
+    const service = this.languageService();
+    return [...service.getSyntacticDiagnostics(this.declarationsFile), ...service.getSemanticDiagnostics(this.declarationsFile)];
   }
 
   /** Type-checks a program (any form {@link normalizeProgram} accepts). Never throws. */
@@ -163,9 +185,10 @@ export class CodeChecker {
     this.programVersion++;
     const bodyStart = PREFIX.length;
     const bodyEnd = PREFIX.length + body.length;
-    const raw: ts.Diagnostic[] = [...this.service.getSyntacticDiagnostics(PROGRAM_FILE)];
-    if (raw.length === 0) raw.push(...this.service.getSemanticDiagnostics(PROGRAM_FILE));
-    const source = this.service.getProgram()?.getSourceFile(PROGRAM_FILE);
+    const service = this.languageService();
+    const raw: ts.Diagnostic[] = [...service.getSyntacticDiagnostics(this.programFile)];
+    if (raw.length === 0) raw.push(...service.getSemanticDiagnostics(this.programFile).filter((d) => !isLenientDiagnostic(d)));
+    const source = service.getProgram()?.getSourceFile(this.programFile);
     const own: ts.Diagnostic[] = [];
     if (source && raw.length === 0) own.push(...escapedBody(source, bodyEnd));
 
@@ -228,8 +251,9 @@ const MAX_CACHED_CHECKERS = 4;
 const checkers = new Map<string, CodeChecker>();
 
 /**
- * The cached checker for a declaration text (least recently used ones are dropped beyond a few).
- * A changed declaration text gets a new checker; the lib stays parsed.
+ * The cached checker for a declaration text (least recently used ones are disposed beyond a
+ * few; hold your own {@link CodeChecker} to keep one warm). A changed declaration text gets a
+ * new checker; the lib stays parsed.
  */
 export function checkerFor(declarations: string | GeneratedToolTypes): CodeChecker {
   const text = typeof declarations === 'string' ? declarations : declarations.declarations;
@@ -238,7 +262,11 @@ export function checkerFor(declarations: string | GeneratedToolTypes): CodeCheck
     checkers.delete(text);
   } else {
     checker = new CodeChecker(declarations);
-    while (checkers.size >= MAX_CACHED_CHECKERS) checkers.delete(checkers.keys().next().value!);
+    while (checkers.size >= MAX_CACHED_CHECKERS) {
+      const [oldest, evicted] = checkers.entries().next().value!;
+      checkers.delete(oldest);
+      evicted.dispose();
+    }
   }
   checkers.set(text, checker);
   return checker;

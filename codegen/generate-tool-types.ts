@@ -158,11 +158,17 @@ export function generateToolTypes(toolsOrHost: readonly Tool[] | ToolHost, optio
   const argsCtx = createTypeContext('input');
   const outputCtx = createTypeContext('output');
   const warnings: string[] = [];
-  const perTool: ToolTypes[] = visible.map((tool) => ({
-    toolName: tool.name,
-    callableName: callableNames.get(tool.name)!,
+  const raw = visible.map((tool) => ({
     argsType: typeText(tool.name, 'parameters', tool.parameters, argsCtx, warnings),
     outputType: tool.output.schema ? typeText(tool.name, 'output.schema', tool.output.schema, outputCtx, warnings) : 'unknown',
+  }));
+  const argsAliases = auxiliaryDeclarations(argsCtx);
+  const outputAliases = auxiliaryDeclarations(outputCtx);
+  const perTool: ToolTypes[] = visible.map((tool, i) => ({
+    toolName: tool.name,
+    callableName: callableNames.get(tool.name)!,
+    argsType: argsAliases.rename(raw[i]!.argsType),
+    outputType: outputAliases.rename(raw[i]!.outputType),
     argsOptional: allOptional(tool.parameters),
   }));
 
@@ -189,7 +195,7 @@ export function generateToolTypes(toolsOrHost: readonly Tool[] | ToolHost, optio
   });
   toolsWriter.newLine().writeLine('declare const tools: Tools;');
 
-  const aliases = [...auxiliaryDeclarations(argsCtx), ...auxiliaryDeclarations(outputCtx)];
+  const aliases = [...argsAliases.declarations, ...outputAliases.declarations];
   const argsMap = `${argsWriter.toString().trimEnd()}\n`;
   const outputMap = `${outputWriter.toString().trimEnd()}\n`;
   const toolsDeclaration = toolsWriter.toString();

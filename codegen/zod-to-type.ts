@@ -211,12 +211,22 @@ export function zodToTypeText(schema: z.core.$ZodType, ctx: TypeContext): string
   return printNode(zodToTypeNode(schema, ctx));
 }
 
-/** The auxiliary aliases a context collected, as declaration text, in creation order. */
-export function auxiliaryDeclarations(ctx: TypeContext): string[] {
-  const out: string[] = [];
+/**
+ * The auxiliary aliases a context collected, as declaration text in creation order, and a
+ * renaming that numbers them 1, 2, … in that order (ids are drawn for every object, used or not,
+ * so raw numbers have gaps). Apply `rename` to every text that may refer to an alias.
+ */
+export function auxiliaryDeclarations(ctx: TypeContext): { declarations: string[]; rename: (text: string) => string } {
+  const names = new Map<string, string>();
+  const declarations: string[] = [];
+  const prefix = ctx.side === 'input' ? 'RecursiveArgs_' : 'RecursiveValue_';
   for (const definition of ctx.store.definitions.values()) {
     const node = (definition as { node?: ts.TypeAliasDeclaration }).node;
-    if (node) out.push(printNode(node));
+    if (!node) continue;
+    names.set(node.name.text, `${prefix}${names.size + 1}`);
+    declarations.push(printNode(node));
   }
-  return out;
+  const pattern = new RegExp(`\\b${prefix}\\d+\\b`, 'g');
+  const rename = (text: string): string => (names.size === 0 ? text : text.replace(pattern, (id) => names.get(id) ?? id));
+  return { declarations: declarations.map(rename), rename };
 }

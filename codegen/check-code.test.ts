@@ -1,0 +1,228 @@
+import { describe, expect, it } from 'vitest';
+import { defineTool } from '../tools/index.js';
+import { checkCode, CodeChecker, MAX_CHECKED_PROGRAM_CHARS, warmupCheckCode } from './check-code.js';
+import { fixtureTools } from './fixtures/fixture-tools.js';
+import { generateToolTypes } from './generate-tool-types.js';
+
+const types = generateToolTypes(fixtureTools);
+const checker = new CodeChecker(types).warmup();
+
+function errorsOf(code: string) {
+  return checker.check(code).diagnostics.filter((d) => d.category === 'error');
+}
+/** Every error as `line:column code` for compact assertions. */
+function where(code: string): string[] {
+  return errorsOf(code).map((d) => `${d.line}:${d.column} ${d.code}`);
+}
+
+describe('when a program uses the tools correctly', () => {
+  const passing: Record<string, string> = {
+    'calls with required and defaulted args, and reads output fields': `
+const found = await tools.github_search_issues({ repo: 'acme/app', query: 'is:open crash' });
+const titles = found.items.filter((i) => i.assignee === null).map((i) => i.title);
+return { total: found.total, titles };`,
+    'omits args of a tool whose args are all optional': `return await tools.ping();`,
+    'runs calls in parallel with Promise.all': `
+const cities = ['Lisbon', 'Oslo'];
+const all = await Promise.all(cities.map((city) => tools.get_weather({ city, units: 'metric' })));
+return all.map((w) => w.temperature);`,
+    'narrows a discriminated union result': `
+const file = await tools.read_file({ path: 'a.txt' });
+if (file.kind === 'text') return file.text.slice(0, file.lines);
+return file.bytes + (file.mime ?? '');`,
+    'catches ToolCallError': `
+try {
+  await tools.read_file({ path: 'missing' });
+} catch (err) {
+  if (err instanceof ToolCallError) return \`\${err.toolName}: \${err.message}\`;
+  throw err;
+}`,
+    'uses an untyped catch variable as the error it is': `
+try { await tools.ping(); } catch (e) { console.log(e.message); }`,
+    'passes an implicitly typed callback parameter, variable and dynamic index': `
+const xs = [1, 2, 3];
+function double(n) { return n * 2; }
+let later;
+later = xs.map(double);
+const counts = { a: 1, b: 2 };
+const key: string = 'a';
+return [later, counts[key]];`,
+    'indexes an array without a bounds check': `
+const r = await tools.github_search_issues({ repo: 'a/b', query: 'x' });
+return r.items[0].title.toUpperCase();`,
+    'walks a recursive output': `
+const root = await tools.list_folders({});
+const names: string[] = [];
+const walk = (f: typeof root) => { names.push(f.name); f.children.forEach(walk); };
+walk(root);
+return names;`,
+    'uses records, unions and literal unions in args': `
+await tools.set_labels({ labels: { '1': ['bug'] }, colors: { red: '#f00', green: '#0f0' }, mode: 'merge', note: null, target: { id: 3, kind: 'issue' } });
+const r = await tools.set_labels({ labels: {}, target: 'all' });
+return r.skipped.length + r.updated;`,
+    'uses ES2023 library features and console': `
+const xs = [3, 1, 2].toSorted((a, b) => a - b);
+console.info(xs.at(-1), Object.fromEntries(xs.map((x) => [x, x % 2 ? 'odd' : 'even'])), new Map([[1, 2]]), [...'ab'].with(0, 'c'));
+return JSON.stringify({ last: xs.findLast((x) => x > 1) });`,
+    'refers to the generated types by name': `
+const args: ToolArgsMap['github.search-issues'] = { repo: 'a/b', query: 'q' };
+const out: ToolOutputMap['github.search-issues'] = await tools.github_search_issues(args);
+return out.total;`,
+  };
+  for (const [name, code] of Object.entries(passing)) {
+    it(name, () => {
+      expect(checker.check(code)).toEqual({ ok: true, diagnostics: [] });
+    });
+  }
+});
+
+describe('when a program misuses the tools', () => {
+  it('reports a wrong argument type at the argument', () => {
+    const code = `const a = 1;\nawait tools.get_weather({ city: 42 });`;
+    expect(where(code)).toEqual(['2:27 2322']);
+    expect(errorsOf(code)[0]!.message).toBe("Type 'number' is not assignable to type 'string'.");
+  });
+
+  it('reports a missing required argument at the call', () => {
+    const code = `\n\nawait tools.read_file({});`;
+    expect(where(code)).toEqual(['3:23 2345']);
+    expect(errorsOf(code)[0]!.message).toContain("Property 'path' is missing");
+  });
+
+  it('reports an extra argument', () => {
+    const code = `await tools.read_file({ path: 'a', encoding: 'utf8' });`;
+    expect(where(code)).toEqual(['1:36 2353']);
+    expect(errorsOf(code)[0]!.message).toContain("'encoding' does not exist");
+  });
+
+  it('reports a wrong enum value', () => {
+    expect(where(`await tools.get_weather({ city: 'x', units: 'kelvin' });`)).toEqual(['1:38 2322']);
+  });
+
+  it('reports an unknown tool and lists the tools there are', () => {
+    const code = `const x = 1;\nconst r = await tools.search_web({ q: 'x' });`;
+    expect(where(code)).toEqual(['2:23 2339']);
+    expect(errorsOf(code)[0]!.message).toBe(
+      "Property 'search_web' does not exist on type 'Tools'. Available tools: get_weather, github_search_issues, list_folders, ping, read_file, set_labels.",
+    );
+  });
+
+  it('reports a tool called by its raw non-identifier name, or by a computed name', () => {
+    expect(where(`await tools['github.search-issues']({ repo: 'a', query: 'b' });`)).toEqual(['1:13 2551']);
+    expect(where(`const name: string = 'ping';\nawait tools[name]();`)).toEqual(['2:7 7053']);
+  });
+
+  it('reports an unknown output field', () => {
+    const code = `const w = await tools.get_weather({ city: 'x' });\n\nreturn w.humidity;`;
+    expect(where(code)).toEqual(['3:10 2339']);
+  });
+
+  it('reports a union member used without narrowing', () => {
+    expect(where(`const f = await tools.read_file({ path: 'a' });\nreturn f.text;`)).toEqual(['2:10 2339']);
+  });
+
+  it('reports a forgotten await when a field is read', () => {
+    expect(where(`const w = tools.get_weather({ city: 'x' });\nreturn w.city;`)).toEqual(['2:10 2339']);
+  });
+});
+
+describe('when a program reaches for host globals', () => {
+  it('reports process.exit() at its line with a message naming the sandbox', () => {
+    const code = `const a = 1;\nprocess.exit(1);`;
+    const [d] = errorsOf(code);
+    expect([d!.line, d!.column]).toEqual([2, 1]);
+    expect(d!.message).toMatch(/^Cannot find name 'process': programs run in a sandbox without Node\.js or browser APIs/);
+  });
+
+  it('reports require, fetch, timers and DOM globals', () => {
+    const code = `require('fs');\nawait fetch('https://x');\nsetTimeout(() => {}, 1);\ndocument.title;\nBuffer.from('x');`;
+    expect(errorsOf(code).map((d) => [d.line, d.message.split(':')[0]])).toEqual([
+      [1, "Cannot find name 'require'"],
+      [2, "Cannot find name 'fetch'"],
+      [3, "Cannot find name 'setTimeout'"],
+      [4, "Cannot find name 'document'"],
+      [5, "Cannot find name 'Buffer'"],
+    ]);
+  });
+
+  it('reports host globals reached through globalThis', () => {
+    expect(errorsOf(`globalThis.process.exit(1);`).map((d) => d.line)).toEqual([1]);
+    expect(errorsOf(`(globalThis as any).process.exit(1);`)).toEqual([]); // an explicit any is the program's own choice
+  });
+
+  it('cannot import declarations from disk', () => {
+    expect(checker.check(`import fs from 'node:fs';`).ok).toBe(false);
+    expect(checker.check(`const fs = await import('node:fs');\nreturn fs.readFileSync('x');`).ok).toBe(false);
+  });
+
+  it('reports a body that closes the wrapper to declare globals of its own', () => {
+    const code = `return 1;\n}\ndeclare global { var process: any }\nasync function again() {\nprocess.exit(1);`;
+    const result = checker.check(code);
+    expect(result.ok).toBe(false);
+    expect(result.diagnostics[0]).toMatchObject({ line: 2, column: 1, code: 0 });
+    expect(result.diagnostics[0]!.message).toContain("closes the program's function body");
+  });
+});
+
+describe('when a program is wrapped or fenced', () => {
+  it('positions diagnostics in the model text of a fenced async arrow', () => {
+    const code = "Here you go:\n```ts\nasync () => {\n  const w = await tools.get_weather({ city: 1 });\n  return w;\n};\n```";
+    expect(where(code)).toEqual(['4:39 2322']);
+  });
+
+  it('positions diagnostics in a one-line wrapper', () => {
+    const code = `async () => { return (await tools.get_weather({ city: 'x' })).nope; }`;
+    expect(where(code)).toEqual([`1:${code.indexOf('nope') + 1} 2339`]);
+  });
+
+  it('checks async function main() with its trailing call', () => {
+    expect(checker.check(`async function main() {\n  return await tools.ping();\n}\nmain();`).ok).toBe(true);
+  });
+});
+
+describe('when a program has syntax errors', () => {
+  it('reports them at the model line, including an unclosed block at the end', () => {
+    expect(where(`const a = ;`)).toEqual(['1:11 1109']);
+    const unclosed = errorsOf(`if (true) {\n  return 1;`);
+    expect(unclosed).toHaveLength(1);
+    expect(unclosed[0]!.line).toBe(2);
+  });
+});
+
+describe('when the input is unusual', () => {
+  it('accepts an empty program', () => {
+    expect(checker.check('')).toEqual({ ok: true, diagnostics: [] });
+  });
+
+  it('refuses a program over the size limit with one diagnostic naming the limit', () => {
+    const result = checker.check('x'.repeat(MAX_CHECKED_PROGRAM_CHARS + 1));
+    expect(result.ok).toBe(false);
+    expect(result.diagnostics).toHaveLength(1);
+    expect(result.diagnostics[0]!.message).toContain(String(MAX_CHECKED_PROGRAM_CHARS));
+  });
+
+  it('caps the number of diagnostics and says how many more there are', () => {
+    const code = Array.from({ length: 80 }, (_, i) => `undefinedName${i};`).join('\n');
+    const result = checker.check(code);
+    expect(result.diagnostics).toHaveLength(50);
+    expect(result.diagnostics[49]!.message).toBe('… and 31 more problems (fix the ones above first).');
+  });
+});
+
+describe('when the tool set changes', () => {
+  it('checks against the new declarations, through the shared cache', () => {
+    const before = generateToolTypes([defineTool({ name: 'a', description: 'A', execute: () => 1 })]);
+    const after = generateToolTypes([defineTool({ name: 'b', description: 'B', execute: () => 1 })]);
+    warmupCheckCode(before);
+    expect(checkCode('await tools.a();', before).ok).toBe(true);
+    expect(checkCode('await tools.a();', after).ok).toBe(false);
+    expect(checkCode('await tools.b();', after).ok).toBe(true);
+    expect(checkCode('await tools.b();', before.declarations).ok).toBe(false);
+  });
+
+  it('gives the same result for repeated checks of one program', () => {
+    const code = `await tools.get_weather({ city: 1 });`;
+    expect(checker.check(code)).toEqual(checker.check(code));
+    expect(checkCode(code, types)).toEqual(checker.check(code));
+  });
+});

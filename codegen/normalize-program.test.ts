@@ -1,0 +1,86 @@
+import { describe, expect, it } from 'vitest';
+import { normalizeProgram } from './normalize-program.js';
+
+/** The model-text line of body line `bodyLine` (1-based). */
+function modelLine(code: string, bodyLine: number): string {
+  const { lineOffset } = normalizeProgram(code);
+  return code.split('\n')[bodyLine - 1 + lineOffset]!;
+}
+
+describe('when the program is a plain body', () => {
+  it('is returned unchanged with no offset', () => {
+    const code = 'const x = await tools.ping();\nreturn x;';
+    expect(normalizeProgram(code)).toEqual({ body: code, lineOffset: 0 });
+  });
+
+  it('keeps an async call that is not a wrapper', () => {
+    const code = 'async function helper(n: number) { return n; }\nreturn await helper(1);';
+    expect(normalizeProgram(code).body).toBe(code);
+  });
+});
+
+describe('when the program is in a markdown fence', () => {
+  it('takes the fenced code and counts the lines before it', () => {
+    const code = 'Here is the program:\n```ts\nconst a = 1;\nreturn a;\n```\nIt returns 1.';
+    expect(normalizeProgram(code)).toEqual({ body: 'const a = 1;\nreturn a;', lineOffset: 2 });
+  });
+
+  it('accepts a fence without a language and a tilde fence', () => {
+    expect(normalizeProgram('```\nreturn 1;\n```').body).toBe('return 1;');
+    expect(normalizeProgram('~~~typescript\nreturn 1;\n~~~').body).toBe('return 1;');
+  });
+
+  it('leaves text with two fenced blocks alone (ambiguous)', () => {
+    const code = '```ts\nreturn 1;\n```\n```ts\nreturn 2;\n```';
+    expect(normalizeProgram(code).body).toBe(code);
+  });
+});
+
+describe('when the program is wrapped in an async function', () => {
+  it('unwraps an async arrow and keeps lines and columns', () => {
+    const code = 'async () => {\n  const r = await tools.ping();\n  return r;\n}';
+    const out = normalizeProgram(code);
+    expect(out.lineOffset).toBe(0);
+    expect(out.body).toBe('             \n  const r = await tools.ping();\n  return r;\n');
+    expect(modelLine(code, 2)).toBe('  const r = await tools.ping();');
+  });
+
+  it('unwraps a one-line arrow, keeping columns on its line', () => {
+    const code = 'async () => { return 1; }';
+    const out = normalizeProgram(code);
+    expect(out.body).toBe(' '.repeat(13) + ' return 1; ');
+    expect(out.body.indexOf('return')).toBe(code.indexOf('return'));
+  });
+
+  it('unwraps async function main() and its trailing call in any usual form', () => {
+    for (const call of ['', 'main();', 'await main();', 'void main();', 'main().catch(console.error);']) {
+      const code = `async function main() {\n  return 1;\n}\n${call}`;
+      expect(normalizeProgram(code).body.trim()).toBe('return 1;');
+    }
+  });
+
+  it('unwraps an immediately invoked async arrow and export default', () => {
+    expect(normalizeProgram('(async () => {\n  return 1;\n})();').body.trim()).toBe('return 1;');
+    expect(normalizeProgram('export default async function () {\n  return 1;\n}').body.trim()).toBe('return 1;');
+    expect(normalizeProgram('export default async () => {\n  return 1;\n};').body.trim()).toBe('return 1;');
+  });
+
+  it('unwraps a fenced wrapper and adds both offsets', () => {
+    const code = 'Sure:\n```ts\nasync function main() {\n  const r = await tools.ping();\n  return r;\n}\n```';
+    expect(modelLine(code, 2)).toBe('  const r = await tools.ping();');
+  });
+
+  it('does not unwrap a function that takes parameters, or code after the wrapper', () => {
+    const withParam = 'async (x) => {\n  return x;\n}';
+    expect(normalizeProgram(withParam).body).toBe(withParam);
+    const more = 'async function main() {\n  return 1;\n}\nconst y = 2;';
+    expect(normalizeProgram(more).body).toBe(more);
+    const otherCall = 'async function main() {\n  return 1;\n}\nother();';
+    expect(normalizeProgram(otherCall).body).toBe(otherCall);
+  });
+
+  it('leaves a wrapper with syntax errors as written', () => {
+    const code = 'async () => {\n  return (;\n}';
+    expect(normalizeProgram(code).body).toBe(code);
+  });
+});

@@ -59,6 +59,23 @@ export { createTraceWriter, GENESIS_HASH, hashLine, TRACE_FORMAT, traceFileSink,
 export type { TraceProblem, TraceProblemKind, TraceVerification, TraceWriter, TraceWriterOptions } from './trace-chain.js';
 export type { JsonlProblem } from './jsonl.js';
 export { unwrapResult } from './unwrap-result.js';
+export { EVENT_LOG_FORMAT, readEvent, replaySession, SessionViewBuilder, watchSession } from './replay/index.js';
+export type {
+  CallStatus,
+  CallView,
+  DecisionView,
+  JobView,
+  LogFormat,
+  PresenterSource,
+  ReadEventResult,
+  ReplayedSession,
+  ReplayOptions,
+  ReplayProblem,
+  ResultView,
+  RunView,
+  SessionView,
+  SessionWatch,
+} from './replay/index.js';
 export { cardSchema, childCallStatusSchema, codeChildCallSchema, genericCard, pendingCardSchema, resultCardSchema } from './cards/index.js';
 export type { Card, CardKind, CodeChildCall, GenericCard, PendingCard, PresentCall, PresentResult, ResultCard } from './cards/index.js';
 export {

@@ -14,3 +14,5 @@ export type { Isolation } from './run-code/runner-factory.js';
 export { transpileProgram } from './run-code/transpile.js';
 export type { TranspiledProgram, TranspileError } from './run-code/transpile.js';
 export type { GuestBridge, GuestCallOutcome, ProgramRunner, RunFailure, RunLimits, RunOutcome, RunRequest } from './program-runner.js';
+export { createIsolateRunner, RunRequestError } from './isolate/index.js';
+export type { IsolateRunner, IsolateRunnerOptions, IsolateRunnerStats, IsolateRunOutcome, LateCallEvent, RunStartup } from './isolate/index.js';

@@ -1,0 +1,357 @@
+/**
+ * One run of one program in one prepared isolate: the host half of the bootstrap's protocol.
+ *
+ * Why it is shaped this way:
+ * - The guest never blocks on the host. Its calls arrive batched through `applyIgnored`; each
+ *   goes to `bridge.call` at once, and outcomes are delivered back in batches (one `apply` per
+ *   turn of the host event loop), so `Promise.all` in the program really overlaps calls.
+ * - Guest code only runs inside the host's `apply` into the isolate (the start, then each
+ *   delivery), and each of those carries a timeout of the CPU budget still left. Between them a
+ *   poll of `isolate.cpuTime` catches the sum of many short slices. Together they stop a sync
+ *   loop, `for(;;) await null`, and a loop that resumes after every tool result.
+ * - A limit, an abort, or a disposal by isolated-vm (memory) settles the run exactly once, with
+ *   a failure naming what happened; the isolate is then disposed. Nothing a program does makes
+ *   `run` reject, and nothing that arrives after the run settled reaches the bridge (calls are
+ *   reported through `onLateCall`).
+ * - Messages are checked even though only the bootstrap can send them: the bootstrap runs in
+ *   the same heap as hostile code, so the host treats what it sends as data to validate.
+ */
+import type { GuestBridge, GuestCallOutcome, RunFailure, RunOutcome, RunRequest } from '../program-runner.js';
+import { PROGRAM_HEADER_LINES } from './bootstrap-source.js';
+import { disposeQuietly, type PreparedIsolate } from './prepared-isolate.js';
+
+const LOG_LEVELS = new Set(['log', 'info', 'warn', 'error', 'debug']);
+
+/** A call (or other message) that arrived when no live run could take it. */
+export interface LateCallEvent {
+  /** The callable name the program used (`''` when not a call). */
+  readonly name: string;
+  /** Why it was dropped. */
+  readonly reason: 'run-ended' | 'not-assigned';
+}
+
+/** How a run got its isolate. */
+export interface RunStartup {
+  readonly source: 'pool' | 'cold';
+  /** Milliseconds from `run()` until the program was sent to the isolate. */
+  readonly ms: number;
+}
+
+/** A {@link RunOutcome} with how the isolate was obtained. */
+export type IsolateRunOutcome = RunOutcome & { readonly startup: RunStartup };
+
+/** Options of one run. */
+export interface IsolateRunOptions {
+  readonly cpuPollMs: number;
+  readonly onLateCall?: (event: LateCallEvent) => void;
+  readonly startedAt: number;
+  readonly source: 'pool' | 'cold';
+}
+
+function utf8Length(text: string): number {
+  return Buffer.byteLength(text, 'utf8');
+}
+
+function overBytes(text: string, cap: number): boolean {
+  return text.length > cap || (text.length * 3 > cap && utf8Length(text) > cap);
+}
+
+function isId(value: unknown): value is number {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value > 0;
+}
+
+/** Runs one program in `prepared`; the returned promise never rejects. */
+export function executeRun(
+  prepared: PreparedIsolate,
+  request: RunRequest,
+  bridge: GuestBridge,
+  signal: AbortSignal,
+  options: IsolateRunOptions,
+): Promise<IsolateRunOutcome> {
+  return new IsolateRun(prepared, request, bridge, signal, options).start();
+}
+
+class IsolateRun {
+  private settled = false;
+  private resolve!: (outcome: IsolateRunOutcome) => void;
+  private readonly baseCpu: bigint;
+  private lastCpuNs = 0;
+  private timer: NodeJS.Timeout | undefined;
+  private deliveries: (string | number)[] = [];
+  private deliveryScheduled = false;
+  private readonly seenIds = new Set<number>();
+  private logBytes = 0;
+  private startup: RunStartup = { source: 'cold', ms: 0 };
+
+  constructor(
+    private readonly prepared: PreparedIsolate,
+    private readonly request: RunRequest,
+    private readonly bridge: GuestBridge,
+    private readonly signal: AbortSignal,
+    private readonly options: IsolateRunOptions,
+  ) {
+    this.baseCpu = readCpu(prepared) ?? 0n;
+  }
+
+  start(): Promise<IsolateRunOutcome> {
+    return new Promise((resolve) => {
+      this.resolve = resolve;
+      if (this.signal.aborted) {
+        this.finish({ kind: 'aborted', message: abortMessage(this.signal) });
+        return;
+      }
+      const { prepared, request } = this;
+      prepared.receiver = (kind, items) => this.onMessage(kind, items);
+      prepared.onCatastrophic = (message) => this.finish({ kind: 'crash', message: `The isolate failed fatally: ${message}` });
+      if (prepared.catastrophic !== undefined) {
+        this.finish({ kind: 'crash', message: `The isolate failed fatally: ${prepared.catastrophic}` });
+        return;
+      }
+      this.signal.addEventListener('abort', this.onAbort, { once: true });
+      this.timer = setInterval(() => this.checkCpu(), this.options.cpuPollMs);
+      this.timer.unref?.();
+      const { limits } = request;
+      const caps = {
+        maxLogBytes: limits.maxLogBytes,
+        maxResultBytes: limits.maxResultBytes,
+        maxArgBytes: limits.maxArgBytes,
+        maxArgDepth: limits.maxArgDepth,
+        maxArgNodes: limits.maxArgNodes,
+      };
+      this.startup = { source: this.options.source, ms: performance.now() - this.options.startedAt };
+      prepared.entry
+        .apply(undefined, ['start', [request.js, JSON.stringify(request.toolNames), JSON.stringify(caps)]], {
+          arguments: { copy: true },
+          timeout: this.remainingCpuMs(),
+        })
+        .then(
+          () => this.checkCpu(),
+          (err: unknown) => this.onIsolateError(err),
+        );
+    });
+  }
+
+  private readonly onAbort = () => this.finish({ kind: 'aborted', message: abortMessage(this.signal) });
+
+  private remainingCpuMs(): number {
+    const used = this.usedCpuMs();
+    return Math.max(1, Math.ceil(this.request.limits.cpuMs - used));
+  }
+
+  private usedCpuMs(): number {
+    const now = readCpu(this.prepared);
+    if (now !== undefined) this.lastCpuNs = Number(now - this.baseCpu);
+    return this.lastCpuNs / 1e6;
+  }
+
+  private checkCpu(): void {
+    if (this.settled) return;
+    if (this.usedCpuMs() > this.request.limits.cpuMs) this.failCpu();
+  }
+
+  private failCpu(): void {
+    const { cpuMs } = this.request.limits;
+    this.finish({ kind: 'limit', limit: 'cpuMs', value: cpuMs, message: `The program used more than cpuMs=${cpuMs} ms of CPU time and was stopped.` });
+  }
+
+  private onIsolateError(err: unknown): void {
+    if (this.settled) return;
+    const message = err instanceof Error ? err.message : String(err);
+    if (this.prepared.catastrophic !== undefined) {
+      this.finish({ kind: 'crash', message: `The isolate failed fatally: ${this.prepared.catastrophic}` });
+    } else if (this.prepared.isolate.isDisposed || /memory limit/i.test(message)) {
+      const { memoryMb } = this.request.limits;
+      this.finish({ kind: 'limit', limit: 'memoryMb', value: memoryMb, message: `The program used more than memoryMb=${memoryMb} MB of memory and was stopped.` });
+    } else if (/timed out/i.test(message)) {
+      this.failCpu();
+    } else {
+      this.finish({ kind: 'crash', message: `The isolate failed: ${message}` });
+    }
+  }
+
+  private protocolError(what: string): void {
+    this.finish({ kind: 'crash', message: `The isolate sent a malformed message (${what}); the run was stopped.` });
+  }
+
+  private onMessage(kind: unknown, items: unknown): void {
+    if (this.settled) return this.late(kind, items);
+    if (typeof kind !== 'string' || !Array.isArray(items)) return this.protocolError('not a kind and a list');
+    switch (kind) {
+      case 'calls':
+        return this.onCalls(items);
+      case 'log':
+        return this.onLog(items);
+      case 'limit':
+        return this.onLimit(items);
+      case 'end':
+        return this.onEnd(items);
+      default:
+        return this.protocolError(`unknown kind ${JSON.stringify(kind).slice(0, 40)}`);
+    }
+  }
+
+  private late(kind: unknown, items: unknown): void {
+    const report = this.options.onLateCall;
+    if (report === undefined || kind !== 'calls' || !Array.isArray(items)) return;
+    for (let i = 1; i < items.length; i += 3) {
+      const name = items[i];
+      try {
+        report({ name: typeof name === 'string' ? name.slice(0, 200) : '', reason: 'run-ended' });
+      } catch {
+        // a throwing callback must not break the host
+      }
+    }
+  }
+
+  private onCalls(items: unknown[]): void {
+    if (items.length % 3 !== 0) return this.protocolError('calls list is not id, name, args triples');
+    const { maxArgBytes } = this.request.limits;
+    for (let i = 0; i < items.length; i += 3) {
+      const id = items[i];
+      const name = items[i + 1];
+      const argsJson = items[i + 2];
+      if (!isId(id) || this.seenIds.has(id) || typeof name !== 'string' || typeof argsJson !== 'string') {
+        return this.protocolError('a call with a bad id, name or arguments');
+      }
+      this.seenIds.add(id);
+      if (overBytes(argsJson, maxArgBytes)) {
+        this.queueDelivery(id, { ok: false, toolName: name, message: `Arguments of tools.${name} are larger than maxArgBytes=${maxArgBytes} bytes.` });
+        continue;
+      }
+      let pending: Promise<GuestCallOutcome>;
+      try {
+        pending = this.bridge.call(name, argsJson);
+      } catch (err) {
+        pending = Promise.reject(err);
+      }
+      pending.then(
+        (outcome) => this.queueDelivery(id, outcome),
+        () => this.queueDelivery(id, { ok: false, toolName: name, message: `The host could not dispatch tools.${name}.` }),
+      );
+    }
+  }
+
+  private queueDelivery(id: number, outcome: GuestCallOutcome): void {
+    if (this.settled) return;
+    if (outcome !== null && typeof outcome === 'object' && outcome.ok === true && typeof outcome.json === 'string') {
+      this.deliveries.push(id, 1, outcome.json, '');
+    } else if (outcome !== null && typeof outcome === 'object' && outcome.ok === false) {
+      this.deliveries.push(id, 0, String(outcome.toolName), String(outcome.message));
+    } else {
+      this.deliveries.push(id, 0, '', 'The host returned a malformed call outcome.');
+    }
+    if (!this.deliveryScheduled) {
+      this.deliveryScheduled = true;
+      setImmediate(this.flushDeliveries);
+    }
+  }
+
+  private readonly flushDeliveries = () => {
+    this.deliveryScheduled = false;
+    if (this.settled || this.deliveries.length === 0) return;
+    const items = this.deliveries;
+    this.deliveries = [];
+    this.prepared.entry
+      .apply(undefined, ['deliver', items], { arguments: { copy: true }, timeout: this.remainingCpuMs() })
+      .then(
+        () => this.checkCpu(),
+        (err: unknown) => this.onIsolateError(err),
+      );
+  };
+
+  private onLog(items: unknown[]): void {
+    const [level, text] = items;
+    if (items.length !== 2 || typeof level !== 'string' || !LOG_LEVELS.has(level) || typeof text !== 'string') {
+      return this.protocolError('a log line with a bad level or text');
+    }
+    const { maxLogBytes } = this.request.limits;
+    this.logBytes += text.length * 3 > maxLogBytes ? utf8Length(text) : text.length;
+    if (this.logBytes > maxLogBytes) return this.failLogBytes();
+    try {
+      this.bridge.log(level as 'log', text);
+    } catch {
+      // the bridge's problem; the run goes on
+    }
+  }
+
+  private failLogBytes(): void {
+    const { maxLogBytes } = this.request.limits;
+    this.finish({ kind: 'limit', limit: 'maxLogBytes', value: maxLogBytes, message: `The program wrote more than maxLogBytes=${maxLogBytes} bytes of console output and was stopped.` });
+  }
+
+  private onLimit(items: unknown[]): void {
+    if (items[0] === 'maxLogBytes') return this.failLogBytes();
+    this.protocolError('an unknown limit');
+  }
+
+  private onEnd(items: unknown[]): void {
+    const [what, a, b, c] = items;
+    const { limits } = this.request;
+    if (what === 'return' && typeof a === 'string') {
+      if (overBytes(a, limits.maxResultBytes)) return this.failResultBytes();
+      return this.finish(undefined, a);
+    }
+    if (what === 'throw' && typeof a === 'string' && typeof b === 'number' && typeof c === 'number') {
+      const message = a.length > limits.maxResultBytes * 2 ? `${a.slice(0, limits.maxResultBytes)} ... [message cut]` : a;
+      return this.finish({ kind: 'thrown', message, ...this.position(b, c) });
+    }
+    if (what === 'syntax' && typeof a === 'string') {
+      void this.locateSyntaxError(a);
+      return;
+    }
+    if (what === 'limit' && a === 'maxResultBytes') return this.failResultBytes();
+    this.protocolError('an end message of unknown shape');
+  }
+
+  private failResultBytes(): void {
+    const { maxResultBytes } = this.request.limits;
+    this.finish({ kind: 'limit', limit: 'maxResultBytes', value: maxResultBytes, message: `The returned value is larger than maxResultBytes=${maxResultBytes} bytes as JSON.` });
+  }
+
+  /** Maps a line of the compiled function to a line of `request.js`, minus `lineOffset`. */
+  private position(line: number, column: number): { line?: number; column?: number } {
+    if (!Number.isSafeInteger(line) || line < 1) return {};
+    const mapped = line - PROGRAM_HEADER_LINES - (this.request.lineOffset ?? 0);
+    if (mapped < 1) return {};
+    return Number.isSafeInteger(column) && column >= 1 ? { line: mapped, column } : { line: mapped };
+  }
+
+  /** The AsyncFunction constructor reports no position; compiling (not running) the same text does. */
+  private async locateSyntaxError(message: string): Promise<void> {
+    let where: { line?: number; column?: number } = {};
+    try {
+      await this.prepared.isolate.compileScript(`(async function anonymous(\n) {\n${this.request.js}\n})`, { filename: 'ptc-program.js' });
+    } catch (err) {
+      const m = /\[ptc-program\.js:(\d+):(\d+)\]\s*$/.exec(err instanceof Error ? err.message : '');
+      if (m) where = this.position(Number(m[1]), Number(m[2]));
+    }
+    this.finish({ kind: 'thrown', message, ...where });
+  }
+
+  private finish(failure: RunFailure | undefined, resultJson?: string): void {
+    if (this.settled) return;
+    this.settled = true;
+    this.usedCpuMs();
+    if (this.timer !== undefined) clearInterval(this.timer);
+    this.signal.removeEventListener('abort', this.onAbort);
+    this.prepared.onCatastrophic = undefined;
+    disposeQuietly(this.prepared.isolate);
+    const stats = { cpuMs: this.lastCpuNs / 1e6, wallMs: performance.now() - this.options.startedAt, startup: this.startup };
+    this.resolve(failure === undefined ? { ok: true, resultJson: resultJson ?? 'null', ...stats } : { ok: false, failure, ...stats });
+  }
+}
+
+function readCpu(prepared: PreparedIsolate): bigint | undefined {
+  try {
+    return prepared.isolate.isDisposed ? undefined : prepared.isolate.cpuTime;
+  } catch {
+    return undefined;
+  }
+}
+
+function abortMessage(signal: AbortSignal): string {
+  const reason: unknown = signal.reason;
+  if (reason instanceof Error && reason.name !== 'AbortError' && reason.message) return `The run was aborted: ${reason.message}`;
+  if (typeof reason === 'string' && reason) return `The run was aborted: ${reason}`;
+  return 'The run was aborted by the host.';
+}

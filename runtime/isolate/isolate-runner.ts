@@ -1,0 +1,148 @@
+/**
+ * `createIsolateRunner`: a {@link ProgramRunner} that runs each program in a fresh isolated-vm
+ * isolate inside this process (`isolation: 'isolate'`, and the engine inside each sandbox
+ * process). Candidly: the isolate is a language boundary, not a fault boundary. On Node 20 a
+ * huge allocation inside an isolate can abort the whole process, and WebAssembly memory (removed
+ * from the guest here) is not covered by `memoryLimit`; use the process runner for untrusted code.
+ *
+ * Uses only isolated-vm API that 6.x also has: `Isolate` (memoryLimit, onCatastrophicError,
+ * cpuTime, isDisposed, dispose, compileScript, createContext), `Context.evalClosure`,
+ * `Reference.apply`/`applyIgnored` with `{ arguments: { copy: true } }`.
+ */
+import { PtcError } from '../../tools/index.js';
+import type { GuestBridge, ProgramRunner, RunRequest } from '../program-runner.js';
+import { IsolatePool } from './isolate-pool.js';
+import { executeRun, type IsolateRunOutcome, type LateCallEvent } from './isolate-run.js';
+import { MIN_MEMORY_MB, type PreparedIsolate } from './prepared-isolate.js';
+
+/** Options for {@link createIsolateRunner}. */
+export interface IsolateRunnerOptions {
+  /** Warm spare isolates kept ready (each used for one run, then disposed). 0 disables the pool. Default 2. */
+  readonly poolSize?: number;
+  /** `memoryLimit` (MB) of the spares until a run asks for another. Default 64. */
+  readonly memoryMb?: number;
+  /** How often a running isolate's CPU time is checked, in ms. Default 10. */
+  readonly cpuPollMs?: number;
+  /** Called for each call that arrives after its run settled (it is dropped, never dispatched). */
+  readonly onLateCall?: (event: LateCallEvent) => void;
+  /** V8 lost control of an isolate (isolated-vm advises ending the process soon after). */
+  readonly onCatastrophicError?: (message: string) => void;
+}
+
+/** Counters of how runs got their isolates. */
+export interface IsolateRunnerStats {
+  readonly pooledStarts: number;
+  readonly coldStarts: number;
+  /** Spares ready now. */
+  readonly ready: number;
+  /** Runs in progress. */
+  readonly active: number;
+}
+
+/** The in-process runner, with warm-up and counters on top of {@link ProgramRunner}. */
+export interface IsolateRunner extends ProgramRunner {
+  run(request: RunRequest, bridge: GuestBridge, signal: AbortSignal): Promise<IsolateRunOutcome>;
+  /** Resolves once the pool holds `poolSize` spares. */
+  warmUp(): Promise<void>;
+  stats(): IsolateRunnerStats;
+}
+
+/** A run request or the runner's state is invalid (a host programming error, not a program's). */
+export class RunRequestError extends PtcError {
+  override readonly name = 'RunRequestError';
+  constructor(
+    readonly field: string,
+    readonly problem: string,
+  ) {
+    super(`Invalid run request: ${field} ${problem}`);
+  }
+  static override isInstance(value: unknown): value is RunRequestError {
+    return PtcError.isInstance(value) && value.name === 'RunRequestError';
+  }
+}
+
+const LIMIT_FIELDS = ['memoryMb', 'cpuMs', 'wallMs', 'maxCalls', 'maxInFlight', 'maxOutputBytes', 'maxLogBytes', 'maxArgBytes', 'maxArgDepth', 'maxArgNodes', 'maxResultBytes', 'rssMb'] as const;
+
+/** Checks the shape of a request (it comes from the host, but a wrong one must fail clearly). */
+export function validateRunRequest(request: RunRequest): void {
+  if (request === null || typeof request !== 'object') throw new RunRequestError('request', 'is not an object');
+  if (typeof request.js !== 'string') throw new RunRequestError('js', 'is not a string');
+  if (!Array.isArray(request.toolNames) || !request.toolNames.every((n) => typeof n === 'string')) {
+    throw new RunRequestError('toolNames', 'is not a list of strings');
+  }
+  if (new Set(request.toolNames).size !== request.toolNames.length) throw new RunRequestError('toolNames', 'has duplicates');
+  if (request.lineOffset !== undefined && !Number.isSafeInteger(request.lineOffset)) throw new RunRequestError('lineOffset', 'is not an integer');
+  const limits = request.limits as unknown as Record<string, unknown> | undefined;
+  if (limits === null || typeof limits !== 'object') throw new RunRequestError('limits', 'is not an object');
+  for (const field of LIMIT_FIELDS) {
+    const value = limits[field];
+    if (typeof value !== 'number' || !(value > 0)) throw new RunRequestError(`limits.${field}`, `must be a positive number (got ${String(value)})`);
+  }
+  if ((limits.memoryMb as number) < MIN_MEMORY_MB) throw new RunRequestError('limits.memoryMb', `must be at least ${MIN_MEMORY_MB}`);
+}
+
+/** Creates the in-process isolate runner. */
+export function createIsolateRunner(options: IsolateRunnerOptions = {}): IsolateRunner {
+  const poolSize = Math.max(0, Math.floor(options.poolSize ?? 2));
+  const cpuPollMs = Math.max(1, options.cpuPollMs ?? 10);
+  const pool = new IsolatePool({
+    size: poolSize,
+    memoryMb: Math.max(MIN_MEMORY_MB, options.memoryMb ?? 64),
+    onStray: (kind, items) => reportStray(options.onLateCall, kind, items),
+    onCatastrophicError: options.onCatastrophicError,
+  });
+  const active = new Set<AbortController>();
+  let closed = false;
+  let pooledStarts = 0;
+  let coldStarts = 0;
+
+  async function run(request: RunRequest, bridge: GuestBridge, signal: AbortSignal): Promise<IsolateRunOutcome> {
+    const startedAt = performance.now();
+    if (closed) throw new RunRequestError('runner', 'is closed');
+    validateRunRequest(request);
+    const memoryMb = Math.ceil(request.limits.memoryMb);
+    const local = new AbortController();
+    const combined = AbortSignal.any([signal, local.signal]);
+    active.add(local);
+    try {
+      let prepared: PreparedIsolate | undefined = pool.take(memoryMb);
+      const source = prepared === undefined ? 'cold' : 'pool';
+      if (prepared === undefined) {
+        try {
+          prepared = await pool.cold(memoryMb);
+        } catch (err) {
+          const message = err instanceof Error ? err.message : String(err);
+          return { ok: false, failure: { kind: 'crash', message: `Could not create an isolate: ${message}` }, cpuMs: 0, wallMs: performance.now() - startedAt, startup: { source, ms: 0 } };
+        }
+      }
+      if (source === 'pool') pooledStarts++;
+      else coldStarts++;
+      return await executeRun(prepared, request, bridge, combined, { cpuPollMs, onLateCall: options.onLateCall, startedAt, source });
+    } finally {
+      active.delete(local);
+    }
+  }
+
+  return {
+    run,
+    warmUp: () => pool.fill(),
+    stats: () => ({ pooledStarts, coldStarts, ready: pool.ready, active: active.size }),
+    async close() {
+      closed = true;
+      pool.close();
+      for (const controller of active) controller.abort(new Error('the runner was closed'));
+    },
+  };
+}
+
+function reportStray(onLateCall: ((event: LateCallEvent) => void) | undefined, kind: unknown, items: unknown): void {
+  if (onLateCall === undefined || kind !== 'calls' || !Array.isArray(items)) return;
+  for (let i = 1; i < items.length; i += 3) {
+    const name = items[i];
+    try {
+      onLateCall({ name: typeof name === 'string' ? name.slice(0, 200) : '', reason: 'not-assigned' });
+    } catch {
+      // ignore
+    }
+  }
+}

@@ -1,0 +1,97 @@
+/**
+ * One isolate made ready for exactly one run: a fresh context with the bootstrap already run, so a
+ * run only has to send its program. The host capability is a single `ivm.Reference` to a
+ * dispatch function; it forwards the guest's messages to whichever run currently owns this
+ * isolate (`receiver`), and to `onStray` when none does. The isolate is disposed after its run,
+ * never given a second program.
+ */
+import { createRequire } from 'node:module';
+import type * as IvmTypes from 'isolated-vm';
+import { BOOTSTRAP_SOURCE } from './bootstrap-source.js';
+
+type Ivm = typeof IvmTypes;
+let ivmModule: Ivm | undefined;
+
+/** Loads isolated-vm on first use (a CommonJS native addon), so importing this module is cheap. */
+export function loadIsolatedVm(): Ivm {
+  if (ivmModule === undefined) {
+    const require = createRequire(import.meta.url);
+    ivmModule = require('isolated-vm') as Ivm;
+  }
+  return ivmModule;
+}
+
+/** Receives one guest message: a kind and a list of strings and numbers (unchecked). */
+export type GuestMessageReceiver = (kind: unknown, items: unknown) => void;
+
+/** An isolate with its context and bootstrap, waiting for its one run. */
+export interface PreparedIsolate {
+  readonly isolate: IvmTypes.Isolate;
+  readonly context: IvmTypes.Context;
+  /** The guest's `entry(op, data)` function. */
+  readonly entry: IvmTypes.Reference<(op: string, data: unknown[]) => void>;
+  readonly memoryMb: number;
+  /** The run that owns this isolate; messages go here. */
+  receiver: GuestMessageReceiver | undefined;
+  /** Set when V8 reported a catastrophic error for this isolate. */
+  catastrophic: string | undefined;
+  /** Called on a catastrophic error, after `catastrophic` is set. */
+  onCatastrophic: ((message: string) => void) | undefined;
+}
+
+/** Options for {@link prepareIsolate}. */
+export interface PrepareOptions {
+  readonly memoryMb: number;
+  /** A message arrived while no run owned the isolate. */
+  readonly onStray?: (kind: unknown, items: unknown) => void;
+  /** Forwarded from isolated-vm: V8 lost control of an isolate (the process should end soon). */
+  readonly onCatastrophicError?: (message: string) => void;
+}
+
+/** Lower bound isolated-vm accepts for `memoryLimit`. */
+export const MIN_MEMORY_MB = 8;
+
+/** Creates an isolate and context and runs the bootstrap in it. */
+export async function prepareIsolate(options: PrepareOptions): Promise<PreparedIsolate> {
+  const ivm = loadIsolatedVm();
+  const memoryMb = Math.max(MIN_MEMORY_MB, Math.ceil(options.memoryMb));
+  let prepared: PreparedIsolate | undefined;
+  let early: string | undefined;
+  const isolate = new ivm.Isolate({
+    memoryLimit: memoryMb,
+    onCatastrophicError: (message: string) => {
+      if (prepared === undefined) early = message;
+      else {
+        prepared.catastrophic = message;
+        prepared.onCatastrophic?.(message);
+      }
+      options.onCatastrophicError?.(message);
+    },
+  });
+  try {
+    const context = await isolate.createContext();
+    const dispatch = new ivm.Reference((kind: unknown, items: unknown) => {
+      const receiver = prepared?.receiver;
+      if (receiver !== undefined) receiver(kind, items);
+      else options.onStray?.(kind, items);
+    });
+    const entry = (await context.evalClosure(BOOTSTRAP_SOURCE, [dispatch], {
+      result: { reference: true },
+      timeout: 10_000,
+    })) as IvmTypes.Reference<(op: string, data: unknown[]) => void>;
+    prepared = { isolate, context, entry, memoryMb, receiver: undefined, catastrophic: early, onCatastrophic: undefined };
+    return prepared;
+  } catch (err) {
+    disposeQuietly(isolate);
+    throw err;
+  }
+}
+
+/** Disposes an isolate, ignoring "already disposed". */
+export function disposeQuietly(isolate: IvmTypes.Isolate): void {
+  try {
+    if (!isolate.isDisposed) isolate.dispose();
+  } catch {
+    // already gone
+  }
+}

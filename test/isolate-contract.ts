@@ -1,0 +1,286 @@
+/**
+ * Behaviour every ProgramRunner must have, whatever the isolation: the guest surface, escape
+ * attempts, resource attacks, argument caps. Each test is followed by a check that the host and
+ * the runner are healthy (the next run works). Registered by the isolate and sandbox tests.
+ */
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import type { ProgramRunner } from '../runtime/program-runner.js';
+import { assertHealthy, failureOf, runProgram, TOOL_NAMES } from './isolate-harness.js';
+
+const ALLOWED_GLOBALS = [
+  'Object', 'Function', 'Array', 'Number', 'parseFloat', 'parseInt', 'Infinity', 'NaN', 'undefined', 'Boolean',
+  'String', 'Symbol', 'Date', 'Promise', 'RegExp', 'Error', 'AggregateError', 'EvalError', 'RangeError',
+  'ReferenceError', 'SyntaxError', 'TypeError', 'URIError', 'globalThis', 'JSON', 'Math', 'Intl', 'ArrayBuffer',
+  'Uint8Array', 'Int8Array', 'Uint16Array', 'Int16Array', 'Uint32Array', 'Int32Array', 'Float32Array',
+  'Float64Array', 'Uint8ClampedArray', 'BigUint64Array', 'BigInt64Array', 'DataView', 'Map', 'BigInt', 'Set',
+  'WeakMap', 'WeakSet', 'Proxy', 'Reflect', 'decodeURI', 'decodeURIComponent', 'encodeURI', 'encodeURIComponent',
+  'escape', 'unescape', 'eval', 'isFinite', 'isNaN', 'console', 'ToolCallError', 'tools',
+];
+
+/** Registers the shared runner behaviour under `label`. */
+export function describeRunnerContract(label: string, makeRunner: () => ProgramRunner): void {
+  describe(label, () => {
+    const runner = makeRunner();
+    afterEach(async () => {
+      await assertHealthy(runner);
+    });
+    afterAll(() => runner.close());
+
+    describe('when a program runs normally', () => {
+      it('returns the JSON value of its return statement, null for undefined', async () => {
+        expect((await runProgram(runner, 'return { a: [1, "two", true, null] };')).value).toEqual({ a: [1, 'two', true, null] });
+        const { outcome } = await runProgram(runner, 'const x = 1;');
+        expect(outcome.ok && outcome.resultJson).toBe('null');
+      });
+
+      it('captures console lines with their level, in order', async () => {
+        const { record } = await runProgram(runner, 'console.log("a", 1, { b: [2] }); console.warn("w"); console.error(new Error("e").message); console.debug(undefined, null);');
+        expect(record.logs).toEqual([
+          { level: 'log', text: 'a 1 {"b":[2]}' },
+          { level: 'warn', text: 'w' },
+          { level: 'error', text: 'e' },
+          { level: 'debug', text: 'undefined null' },
+        ]);
+      });
+
+      it('overlaps calls awaited together with Promise.all', async () => {
+        const { value, record } = await runProgram(runner, 'const r = await Promise.all(Array.from({ length: 40 }, (_, i) => tools.wait({ ms: 30, i }))); return r.map((x) => x.i).reduce((a, b) => a + b, 0);');
+        expect(value).toBe((39 * 40) / 2);
+        expect(record.maxInFlight).toBeGreaterThan(1);
+      });
+
+      it('rejects a failed call with a guest ToolCallError exposing only name, toolName and message', async () => {
+        const { value } = await runProgram(runner, `
+          try { await tools.fail({ message: 'no such file' }); return 'not thrown'; }
+          catch (e) { return { isToolCallError: e instanceof ToolCallError, isError: e instanceof Error, name: e.name, toolName: e.toolName, message: e.message, keys: Object.keys(e) }; }`);
+        expect(value).toEqual({ isToolCallError: true, isError: true, name: 'ToolCallError', toolName: 'fail', message: 'no such file', keys: ['toolName'] });
+      });
+
+      it('reports a thrown error with its message and the line and column in the program', async () => {
+        const f = failureOf((await runProgram(runner, 'const a = 1;\n\n  throw new TypeError("bad " + a);')).outcome);
+        expect(f).toEqual({ kind: 'thrown', message: 'TypeError: bad 1', line: 3, column: 9 });
+        const shifted = failureOf((await runProgram(runner, '// prelude\nnull.x;', { lineOffset: 1 })).outcome);
+        expect(shifted).toMatchObject({ kind: 'thrown', line: 1 });
+      });
+
+      it('reports thrown non-errors readably', async () => {
+        expect(failureOf((await runProgram(runner, 'throw "plain";')).outcome)).toMatchObject({ kind: 'thrown', message: 'plain' });
+        expect(failureOf((await runProgram(runner, 'throw { code: 7 };')).outcome)).toMatchObject({ kind: 'thrown', message: 'Uncaught {"code":7}' });
+      });
+
+      it('reports a syntax error with its line, and never runs a body that closes the wrapper', async () => {
+        const f = failureOf((await runProgram(runner, 'const ok = 1;\nlet x = ;')).outcome);
+        expect(f).toMatchObject({ kind: 'thrown', line: 2 });
+        expect(f.kind === 'thrown' && f.message).toMatch(/SyntaxError/);
+        const injected = await runProgram(runner, '}); tools.echo({ injected: true }); (async function () {');
+        expect(failureOf(injected.outcome)).toMatchObject({ kind: 'thrown' });
+        expect(injected.record.calls).toEqual([]);
+      });
+
+      it('gives each run a fresh global scope', async () => {
+        await runProgram(runner, 'globalThis.leftover = 1; Object.prototype.polluted = 1; Array.prototype.push = null;');
+        expect((await runProgram(runner, 'return [typeof leftover, ({}).polluted === undefined, typeof [].push];')).value).toEqual(['undefined', true, 'function']);
+      });
+    });
+
+    describe('when a program tries to reach the host', () => {
+      it('sees only the allowed globals, and none of require, process, fetch, timers, WebAssembly, SharedArrayBuffer, Atomics', async () => {
+        const { value } = await runProgram(runner, `return {
+          names: Object.getOwnPropertyNames(globalThis).concat(Object.getOwnPropertySymbols(globalThis).map(String)),
+          enumerable: Object.keys(globalThis),
+          thisNames: Object.getOwnPropertyNames(this).length,
+          types: [typeof require, typeof process, typeof fetch, typeof setTimeout, typeof setInterval, typeof queueMicrotask,
+                  typeof WebAssembly, typeof SharedArrayBuffer, typeof Atomics, typeof module, typeof Buffer, typeof global],
+        };`);
+        const v = value as { names: string[]; enumerable: string[]; thisNames: number; types: string[] };
+        expect(v.names.filter((n) => !ALLOWED_GLOBALS.includes(n))).toEqual([]);
+        expect(v.enumerable).toEqual([]);
+        expect(v.thisNames).toBe(v.names.length);
+        expect(new Set(v.types)).toEqual(new Set(['undefined']));
+      });
+
+      it('exposes tools as a frozen null-prototype object with exactly the visible tools', async () => {
+        const { value } = await runProgram(runner, `
+          'use strict';
+          let assigned;
+          try { tools.extra = 1; assigned = true; } catch { assigned = false; }
+          return { keys: Object.keys(tools), proto: Object.getPrototypeOf(tools), ctor: typeof tools.constructor,
+                   dunder: typeof tools.__proto__, frozen: Object.isFrozen(tools), assigned, hasOwn: typeof tools.hasOwnProperty };`);
+        expect(value).toEqual({ keys: [...TOOL_NAMES], proto: null, ctor: 'undefined', dunder: 'undefined', frozen: true, assigned: false, hasOwn: 'undefined' });
+        const unknown = await runProgram(runner, 'return typeof tools.constructor', { toolNames: ['constructor'] });
+        expect(unknown.value).toBe('function');
+      });
+
+      it('reaches only the isolate through constructor chains from tools, results and errors', async () => {
+        const { value } = await runProgram(runner, `
+          const viaTool = tools.echo.constructor('return typeof process + typeof require')();
+          const viaAsync = await (async () => {}).constructor('return typeof process')();
+          const r = await tools.echo({ a: {} });
+          const viaResult = r.constructor.constructor('return [typeof process, Object.getOwnPropertyNames(globalThis).includes("tools")]')();
+          let viaError;
+          try { await tools.fail({}); } catch (e) { viaError = e.constructor.constructor.constructor('return typeof process')(); }
+          const protoOfResult = Object.getPrototypeOf(r.a) === Object.prototype;
+          return { viaTool, viaAsync, viaResult, viaError, protoOfResult, evalProcess: eval('typeof process') };`);
+        expect(value).toEqual({ viaTool: 'undefinedundefined', viaAsync: 'undefined', viaResult: ['undefined', true], viaError: 'undefined', protoOfResult: true, evalProcess: 'undefined' });
+      });
+
+      it('keeps __proto__ and constructor keys of results as plain data', async () => {
+        const { value } = await runProgram(runner, `
+          const r = await tools.leak({});
+          return { own: Object.keys(r), polluted: ({}).polluted, protoIsObject: Object.getPrototypeOf(r) === Object.prototype };`);
+        expect(value).toEqual({ own: ['__proto__', 'constructor', 'fn'], polluted: undefined, protoIsObject: true });
+        expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+      });
+
+      it('shows Error.prepareStackTrace no host object and no bootstrap function or receiver', async () => {
+        const { value } = await runProgram(runner, `
+          const seen = [];
+          Error.prepareStackTrace = (err, frames) => {
+            for (const f of frames) seen.push({ fn: typeof f.getFunction(), self: typeof f.getThis(), file: String(f.getScriptNameOrSourceURL()), name: String(f.getFunctionName()) });
+            return 'hooked';
+          };
+          const hostile = { toJSON() { throw new Error('from toJSON'); } };
+          try { await tools.echo(hostile); } catch (e) { String(e.message); }
+          try { await tools.echo({ get x() { return new Error('getter').stack; } }); } catch {}
+          console.log({ toJSON() { return new Error('in console').stack; } });
+          try { await tools.fail({}); } catch (e) { e.stack; }
+          const bootstrapFrames = seen.filter((f) => !f.file.includes('ptc-program'));
+          return { exposed: bootstrapFrames.filter((f) => f.fn !== 'undefined' || f.self !== 'undefined'), bootstrap: bootstrapFrames.length, count: seen.length };`);
+        const v = value as { exposed: unknown[]; bootstrap: number; count: number };
+        expect(v.bootstrap).toBeGreaterThan(0);
+        expect(v.exposed).toEqual([]);
+      });
+
+      it('keeps working when the program monkey-patches JSON, Object, Array, Promise and Reflect', async () => {
+        const { value, record } = await runProgram(runner, `
+          for (const k of ['reference', 'copy', 'externalCopy', 'promise', 'result', 'arguments', 'timeout', 'release', 'transferIn']) {
+            Object.defineProperty(Object.prototype, k, { get() { globalThis.hit = (globalThis.hit || 0) + 1; return true; }, configurable: true });
+          }
+          Object.defineProperty(Array.prototype, '0', { set(v) { globalThis.stolen = v; }, configurable: true });
+          JSON.stringify = () => '"patched"'; JSON.parse = () => 'patched';
+          Object.keys = () => []; Object.freeze = (o) => o; Reflect.apply = () => 'patched';
+          Promise.prototype.then = function () { throw new Error('patched then'); };
+          const r = await tools.echo({ a: 1, list: [1, 2] });
+          return { r, hit: globalThis.hit ?? 0, stolen: typeof globalThis.stolen };`);
+        expect(value).toEqual({ r: { a: 1, list: [1, 2] }, hit: 0, stolen: 'undefined' });
+        expect(record.calls).toEqual([{ name: 'echo', argsJson: '{"a":1,"list":[1,2]}' }]);
+      });
+
+      it('never runs a call the program made after its run ended', async () => {
+        const { value, record } = await runProgram(runner, 'tools.wait({ ms: 30 }).then(() => tools.echo({ late: true })); return 1;');
+        expect(value).toBe(1);
+        await new Promise((r) => setTimeout(r, 120));
+        expect(record.calls.map((c) => c.name)).toEqual(['wait']);
+      });
+    });
+
+    describe('when arguments cannot cross', () => {
+      const refused = async (expr: string) => {
+        const { value, record } = await runProgram(runner, `try { await tools.echo(${expr}); return 'sent'; } catch (e) { return [e instanceof ToolCallError, e.toolName, e.message]; }`);
+        const [isToolCallError, toolName, message] = value as [boolean, string, string];
+        expect(isToolCallError).toBe(true);
+        expect(toolName).toBe('echo');
+        expect(record.calls).toEqual([]);
+        return message;
+      };
+
+      it('refuses functions, symbols, BigInt, cycles, Maps and Promises with the path', async () => {
+        expect(await refused('{ cb: () => 1 }')).toMatch(/args\.cb is a function/);
+        expect(await refused('{ s: Symbol("x") }')).toMatch(/args\.s is a symbol/);
+        expect(await refused('{ n: [1, 2n] }')).toMatch(/args\.n\[1\] is a BigInt/);
+        expect(await refused('(() => { const a = { b: {} }; a.b.a = a; return a; })()')).toMatch(/args\.b\.a is a cycle/);
+        expect(await refused('{ m: new Map() }')).toMatch(/args\.m is a Map/);
+        expect(await refused('{ p: Promise.resolve(1) }')).toMatch(/Promise \(did you forget await\?\)/);
+        expect(await refused('{ b: new Uint8Array(2) }')).toMatch(/binary data/);
+      });
+
+      it('refuses getters and proxies that throw, as a ToolCallError', async () => {
+        expect(await refused('{ get x() { throw new Error("getter boom"); } }')).toMatch(/getter boom/);
+        expect(await refused('new Proxy({}, { ownKeys() { throw new Error("trap boom"); } })')).toMatch(/trap boom/);
+        expect(await refused('{ toJSON() { throw new Error("toJSON boom"); } }')).toMatch(/toJSON boom/);
+      });
+
+      it('refuses arguments over maxArgBytes, maxArgDepth and maxArgNodes, naming the cap', async () => {
+        expect(await refused('{ s: "x".repeat(70000) }')).toMatch(/maxArgBytes=65536/);
+        expect(await refused('{ s: "é".repeat(40000) }')).toMatch(/maxArgBytes=65536/);
+        expect(await refused('(() => { let v = 1; for (let i = 0; i < 40; i++) v = [v]; return v; })()')).toMatch(/maxArgDepth=32/);
+        expect(await refused('Array.from({ length: 20000 }, () => 0)')).toMatch(/maxArgNodes=10000/);
+        expect(await refused('(() => { let x = {}; for (let i = 0; i < 30; i++) x = { a: x, b: x }; return x; })()')).toMatch(/maxArgNodes=10000/);
+      });
+
+      it('sends plain JSON: dates as strings, undefined fields dropped, __proto__ as an own key', async () => {
+        const { record } = await runProgram(runner, 'await tools.echo({ d: new Date(0), u: undefined, arr: [undefined], ...JSON.parse(\'{"__proto__": {"x": 1}}\') });');
+        expect(record.calls[0]?.argsJson).toBe('{"d":"1970-01-01T00:00:00.000Z","arr":[null],"__proto__":{"x":1}}');
+      });
+    });
+
+    describe('when a program attacks resources', () => {
+      it('stops a synchronous infinite loop at cpuMs', async () => {
+        const f = failureOf((await runProgram(runner, 'for (;;) {}', { limits: { cpuMs: 150 } })).outcome);
+        expect(f).toMatchObject({ kind: 'limit', limit: 'cpuMs', value: 150 });
+      });
+
+      it('stops a microtask loop (for(;;) await null) at cpuMs', async () => {
+        const f = failureOf((await runProgram(runner, 'for (;;) await null;', { limits: { cpuMs: 150 } })).outcome);
+        expect(f).toMatchObject({ kind: 'limit', limit: 'cpuMs', value: 150 });
+      });
+
+      it('stops a loop that starts after a tool result at cpuMs', async () => {
+        const f = failureOf((await runProgram(runner, 'await tools.echo({}); let i = 0; for (;;) i++;', { limits: { cpuMs: 150 } })).outcome);
+        expect(f).toMatchObject({ kind: 'limit', limit: 'cpuMs', value: 150 });
+      });
+
+      it('turns deep recursion into a thrown RangeError', async () => {
+        const f = failureOf((await runProgram(runner, 'function f(n) { return f(n + 1) + 1; } return f(0);')).outcome);
+        expect(f).toMatchObject({ kind: 'thrown' });
+        expect(f.kind === 'thrown' && f.message).toMatch(/RangeError: Maximum call stack size exceeded/);
+      });
+
+      it('stops heap growth at memoryMb', async () => {
+        const f = failureOf((await runProgram(runner, 'const a = []; for (;;) a.push({ i: a.length, s: "abc" + a.length });', { limits: { memoryMb: 16, cpuMs: 10_000 } })).outcome);
+        expect(f).toMatchObject({ kind: 'limit', limit: 'memoryMb', value: 16 });
+      });
+
+      it('has no WebAssembly to grow memory with', async () => {
+        const f = failureOf((await runProgram(runner, 'new WebAssembly.Memory({ initial: 1, maximum: 65536 }).grow(60000);')).outcome);
+        expect(f).toMatchObject({ kind: 'thrown', message: 'ReferenceError: WebAssembly is not defined' });
+      });
+
+      it('stops a console flood at maxLogBytes', async () => {
+        const loop = await runProgram(runner, 'for (;;) console.log("x".repeat(1000));', { limits: { maxLogBytes: 10_000 } });
+        expect(failureOf(loop.outcome)).toMatchObject({ kind: 'limit', limit: 'maxLogBytes', value: 10_000 });
+        expect(loop.record.logs.reduce((n, l) => n + l.text.length, 0)).toBeLessThanOrEqual(10_000);
+        const huge = await runProgram(runner, 'console.log("y".repeat(5_000_000)); return 1;', { limits: { maxLogBytes: 10_000 } });
+        expect(failureOf(huge.outcome)).toMatchObject({ kind: 'limit', limit: 'maxLogBytes' });
+        expect(huge.record.logs).toEqual([]);
+      });
+
+      it('refuses a return value over maxResultBytes, and cycles, BigInt and deep nesting readably', async () => {
+        expect(failureOf((await runProgram(runner, 'return "x".repeat(300000);')).outcome)).toMatchObject({ kind: 'limit', limit: 'maxResultBytes', value: 256 * 1024 });
+        expect(failureOf((await runProgram(runner, 'return new Array(1e8);')).outcome)).toMatchObject({ kind: 'limit', limit: 'maxResultBytes' });
+        expect(failureOf((await runProgram(runner, 'const a = {}; a.self = a; return a;')).outcome)).toMatchObject({ kind: 'thrown', message: expect.stringMatching(/result\.self is a cycle/) });
+        expect(failureOf((await runProgram(runner, 'return { n: 1n };')).outcome)).toMatchObject({ kind: 'thrown', message: expect.stringMatching(/result\.n is a BigInt/) });
+        expect(failureOf((await runProgram(runner, 'let v = 0; for (let i = 0; i < 100000; i++) v = [v]; return v;')).outcome)).toMatchObject({ kind: 'thrown', message: expect.stringMatching(/nested deeper/) });
+      });
+
+      it('converts a hostile return value inside the budget (getter loop)', async () => {
+        const f = failureOf((await runProgram(runner, 'return { get x() { for (;;) {} } };', { limits: { cpuMs: 150 } })).outcome);
+        expect(f).toMatchObject({ kind: 'limit', limit: 'cpuMs' });
+      });
+
+      it('ends an aborted run promptly, waiting or spinning', async () => {
+        const waiting = new AbortController();
+        setTimeout(() => waiting.abort(new Error('wall deadline')), 50);
+        const w = await runProgram(runner, 'await tools.wait({ ms: 5000 }); return 1;', { signal: waiting.signal });
+        expect(failureOf(w.outcome)).toMatchObject({ kind: 'aborted', message: expect.stringMatching(/wall deadline/) });
+        const spinning = new AbortController();
+        setTimeout(() => spinning.abort(), 50);
+        const s = await runProgram(runner, 'for (;;) {}', { signal: spinning.signal, limits: { cpuMs: 60_000 } });
+        expect(failureOf(s.outcome)).toMatchObject({ kind: 'aborted' });
+        const before = new AbortController();
+        before.abort();
+        expect(failureOf((await runProgram(runner, 'return 1', { signal: before.signal })).outcome)).toMatchObject({ kind: 'aborted' });
+      });
+    });
+  });
+}

@@ -1,5 +1,5 @@
 // Who is Priya Raman's (u-103) manager, and how do I reach them? Two small lookups: programmatic
-// tool calling saves almost nothing here (the program text costs about what the results do).
+// tool calling does not pay here (the program text and run_code's report cost more than the results).
 const person = await tools.team_get({ id: 'u-103' });
 if (!person) return { found: false };
 const manager = person.managerId ? await tools.team_get({ id: person.managerId }) : null;

@@ -1,0 +1,116 @@
+/**
+ * `npm run demo`: runs every bundled program through run_code, as a model's call would go, and
+ * prints per program the result and the context accounting (see context-accounting.ts): what
+ * direct one-call-per-turn tool use would have put into the model's context against what this
+ * run returned, in bytes and tokens. Programs where PTC saves little, or costs more, are shown
+ * as they are.
+ *
+ * Flags: `--isolation process|isolate` (default process), `--json` (machine-readable report).
+ * Approval asks from the example policy are answered "allow once" by the demo and reported.
+ */
+import { pathToFileURL } from 'node:url';
+import { realpathSync } from 'node:fs';
+import type { ContextAccounting, Size } from './context-accounting.js';
+import { examplePrograms, runExampleProgram } from './run-program.js';
+
+/** One program's line in the report. */
+export interface DemoEntry {
+  readonly program: string;
+  readonly question: string;
+  readonly ok: boolean;
+  readonly result: unknown;
+  readonly logs: unknown;
+  readonly approvals: string[];
+  readonly accounting: ContextAccounting;
+}
+
+/** Runs the demo; returns the entries (printing is separate, for tests). */
+export async function runDemo(options: { isolation?: 'process' | 'isolate' } = {}): Promise<DemoEntry[]> {
+  const entries: DemoEntry[] = [];
+  for (const program of examplePrograms()) {
+    const approvals: string[] = [];
+    const run = await runExampleProgram(program.source, {
+      runCode: { isolation: options.isolation ?? 'process' },
+      approval: {
+        request: async ({ execution, reason }) => {
+          approvals.push(`${execution.toolName} ${JSON.stringify(execution.args)}: ${reason}`);
+          return 'allow-once';
+        },
+      },
+    });
+    const value = run.result.value as { result?: unknown; logs?: unknown; rejected?: string; diagnostics?: unknown } | undefined;
+    const question = program.source.split('\n').filter((l) => l.startsWith('//')).map((l) => l.slice(2).trim()).join(' ');
+    entries.push({
+      program: program.name,
+      question,
+      ok: !run.result.isError && value !== undefined && value.rejected === undefined,
+      result: run.result.isError ? run.result.error?.message : value?.rejected !== undefined ? value : value?.result,
+      logs: value?.logs ?? [],
+      approvals,
+      accounting: run.accounting,
+    });
+  }
+  return entries;
+}
+
+const n = (x: number) => x.toLocaleString('en-US');
+const size = (s: Size) => `${n(s.bytes)} B / ${n(s.tokens)} tok`;
+const pct = (r: number) => (r >= 0 ? `${Math.round(r * 100)}% less` : `${Math.round(-r * 100)}% MORE`);
+
+/** The human-readable report. */
+export function formatDemo(entries: readonly DemoEntry[]): string {
+  const out: string[] = [];
+  for (const e of entries) {
+    const a = e.accounting;
+    const result = JSON.stringify(e.result) ?? 'undefined';
+    out.push(`── ${e.program} ${'─'.repeat(Math.max(0, 70 - e.program.length))}`);
+    out.push(`   ${e.question}`);
+    out.push(`   ${e.ok ? 'result' : 'FAILED'}: ${result.length > 600 ? result.slice(0, 599) + '…' : result}`);
+    if (Array.isArray(e.logs) && e.logs.length) out.push(`   logs: ${e.logs.join(' | ')}`);
+    for (const ap of e.approvals) out.push(`   approved once (by the demo): ${ap}`);
+    out.push(`   ${a.calls} tool call(s) in one run_code call; direct use: ${a.calls} model turn(s)`);
+    out.push(`   model reads   direct ${size(a.directContent).padEnd(24)} PTC ${size(a.ptcContent).padEnd(24)} ${pct(a.contentReduction)}`);
+    out.push(`   model writes  direct ${size(a.directArgs).padEnd(24)} PTC ${size(a.ptcProgram).padEnd(24)}`);
+    out.push(`   total tokens  direct ${n(a.directContent.tokens + a.directArgs.tokens).padEnd(24)} PTC ${n(a.ptcContent.tokens + a.ptcProgram.tokens).padEnd(24)} ${pct(a.totalReduction)}`);
+    out.push('');
+  }
+  out.push('program                 calls   direct tok   PTC tok   reads      reads+writes');
+  for (const e of entries) {
+    const a = e.accounting;
+    out.push(
+      `${e.program.padEnd(22)} ${String(a.calls).padStart(6)} ${n(a.directContent.tokens).padStart(12)} ${n(a.ptcContent.tokens).padStart(9)}   ${pct(a.contentReduction).padEnd(10)} ${pct(a.totalReduction)}`,
+    );
+  }
+  out.push('');
+  out.push('Tokens: gpt-tokenizer (o200k_base). "direct" = every call\'s rendered result, read once (re-reading history on later turns is not counted,');
+  out.push('so direct use costs more than shown). "PTC" = run_code\'s returned content (result, logs, call list, stats) and the program text.');
+  return out.join('\n');
+}
+
+function invokedDirectly(): boolean {
+  try {
+    return !!process.argv[1] && pathToFileURL(realpathSync(process.argv[1])).href === import.meta.url;
+  } catch {
+    return false;
+  }
+}
+
+if (invokedDirectly()) {
+  const args = process.argv.slice(2);
+  const at = args.indexOf('--isolation');
+  const isolation = at >= 0 ? args[at + 1] : 'process';
+  if (isolation !== 'process' && isolation !== 'isolate') {
+    process.stderr.write(`demo: --isolation must be process or isolate, got ${String(isolation)}\n`);
+    process.exit(2);
+  }
+  runDemo({ isolation }).then(
+    (entries) => {
+      process.stdout.write((args.includes('--json') ? JSON.stringify(entries, null, 2) : formatDemo(entries)) + '\n');
+      process.exitCode = entries.every((e) => e.ok) ? 0 : 1;
+    },
+    (err: unknown) => {
+      process.stderr.write(`demo: ${err instanceof Error ? err.message : String(err)}\n`);
+      process.exitCode = 1;
+    },
+  );
+}

@@ -5,14 +5,12 @@
  * must give exactly the live view at that point.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { z } from 'zod';
 import { createRunCodeTool } from '../runtime/index.js';
 import {
   createJobTools,
   createToolHost,
   createTraceWriter,
   decision,
-  defineTool,
   memoryJsonlSink,
   replaySession,
   watchSession,
@@ -20,32 +18,8 @@ import {
   type ToolHost,
 } from '../tools/index.js';
 import { bashTool } from '../examples/background-job.js';
-
-const readFile = defineTool({
-  name: 'read_file',
-  description: 'Read a file.',
-  parameters: { path: { type: 'string', required: true } },
-  output: { schema: z.object({ text: z.string(), lines: z.number() }) },
-  isConcurrencySafe: true,
-  execute: (args) => ({ text: `contents of ${args.path}\nline 2`, lines: 2 }),
-  presentResult: (args, value) => ({ card: 'read', phase: 'result', path: args.path, totalLines: value.lines, preview: value.text.split('\n')[0] }),
-});
-
-const editFile = defineTool({
-  name: 'edit_file',
-  description: 'Edit a file.',
-  parameters: { path: { type: 'string', required: true }, diff: { type: 'string', required: true } },
-  execute: () => ({ ok: true }),
-  presentCall: (args) => ({ card: 'edit', phase: 'pending', path: args.path, diff: args.diff }),
-  presentResult: (args) => ({ card: 'edit', phase: 'result', path: args.path, diff: args.diff, applied: true }),
-});
-
-const secrets = defineTool({
-  name: 'get_secret',
-  description: 'Read a secret.',
-  parameters: { key: { type: 'string', required: true } },
-  execute: (args) => `secret value of ${args.key}`,
-});
+import { editFile, readFile, secrets } from './session-scenario.js';
+import { writeFileSync } from 'node:fs';
 
 const view = (v: SessionView) => ({ calls: v.calls, jobs: v.jobs, unmatchedDispatches: v.unmatchedDispatches });
 
@@ -98,6 +72,13 @@ beforeAll(async () => {
   await host.call({ id: 'm9', name: 'job_read', args: { jobId } }, { agent });
   watch.dispose();
   trace.close();
+  // UPDATE_SESSION_LOGS=1 re-records the checked-in samples of both formats from this session.
+  if (process.env.UPDATE_SESSION_LOGS) {
+    const dir = new URL('./fixtures/session-logs/', import.meta.url);
+    writeFileSync(new URL('ptc-events-1.jsonl', dir), plain.lines.join('\n') + '\n');
+    writeFileSync(new URL('ptc-trace-1.jsonl', dir), traceLines.join('\n') + '\n');
+    writeFileSync(new URL('expected-view.json', dir), JSON.stringify(view(live.at(-1)!), null, 1) + '\n');
+  }
 }, 60_000);
 
 afterAll(() => host?.close());

@@ -44,8 +44,8 @@ function optStr(o: Record<string, unknown>, key: string): string | undefined {
 function json(o: Record<string, unknown>, key: string): JsonValue {
   try {
     return toJson(own(o, key) ?? null);
-  } catch {
-    throw new FieldError(`${key} is not JSON`);
+  } catch (err) {
+    throw new FieldError(err instanceof RangeError ? `${key} is nested too deeply to read` : `${key} is not JSON`);
   }
 }
 function obj(o: Record<string, unknown>, key: string): Record<string, unknown> {

@@ -9,6 +9,9 @@
  *
  * Ids are model- and log-controlled strings, so every index is a `Map`: a call named
  * `__proto__` or `constructor` is just a call. A `snapshot()` is a fresh JSON value every time.
+ * A value nested deeper than {@link MAX_VIEW_DEPTH} (args, a result, a job's value) is shown
+ * as a placeholder string, live and on replay alike, so one absurd value cannot take the
+ * whole view down with a stack overflow.
  */
 import type { Tool } from '../define-tool.js';
 import type { AgentRef, ContentBlock, DeniedBy, ToolErrorKind } from '../types.js';
@@ -97,6 +100,21 @@ export interface SessionView {
 /** Where presenters come from: a list of tools, or anything with `get(name)` (a host). */
 export type PresenterSource = readonly Tool[] | { get(name: string): Tool | undefined };
 
+/** Nesting depth beyond which a value is replaced by a placeholder in the view. */
+export const MAX_VIEW_DEPTH = 256;
+
+/** The value itself, or a placeholder when it is nested deeper than {@link MAX_VIEW_DEPTH}. */
+function showable<T>(value: T): T | string {
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length > 0) {
+    const [v, depth] = stack.pop()!;
+    if (typeof v !== 'object' || v === null) continue;
+    if (depth >= MAX_VIEW_DEPTH) return `[nested deeper than ${MAX_VIEW_DEPTH} levels: not shown]`;
+    for (const child of Object.values(v)) stack.push([child, depth + 1]);
+  }
+  return value;
+}
+
 interface CallState {
   callId: string;
   toolName: string;
@@ -147,7 +165,7 @@ export class SessionViewBuilder {
   apply(event: ToolEvent): void {
     switch (event.type) {
       case 'tool/ptc-dispatch':
-        this.dispatches.set(event.pairId, { toolName: event.toolName, args: event.args });
+        this.dispatches.set(event.pairId, { toolName: event.toolName, args: showable(event.args) });
         return;
       case 'tool/call': {
         if (this.calls.has(event.callId)) return; // a duplicated id keeps its first call
@@ -158,14 +176,14 @@ export class SessionViewBuilder {
           toolName: event.toolName,
           origin: event.origin,
           ...(event.agent ? { agent: event.agent } : {}),
-          args: event.args,
+          args: showable(event.args),
           argsValid: event.argsValid,
           startedAt: event.time,
           ...(dispatch ? { dispatch: { args: dispatch.args } } : {}),
           decisions: [],
           children: [],
         };
-        const pending = event.argsValid ? this.tool(event.toolName)?.presentCall?.(event.args) : undefined;
+        const pending = event.argsValid ? this.tool(event.toolName)?.presentCall?.(call.args) : undefined;
         if (pending) call.pendingCard = pending;
         this.calls.set(call.callId, call);
         const parent = event.origin.kind === 'ptc' ? this.calls.get(event.origin.parentCallId) : undefined;
@@ -183,8 +201,8 @@ export class SessionViewBuilder {
         if (!call || call.result) return;
         call.result = {
           isError: event.isError,
-          ...(event.value !== undefined ? { value: event.value } : {}),
-          content: event.content,
+          ...(event.value !== undefined ? { value: showable(event.value) } : {}),
+          content: showable(event.content) as ResultView['content'],
           additionalContexts: event.additionalContexts,
           ...(event.denied ? { denied: event.denied } : {}),
           ...(event.blocked ? { blocked: event.blocked } : {}),
@@ -229,7 +247,7 @@ export class SessionViewBuilder {
         this.jobs.set(event.jobId, {
           ...job,
           status: event.status,
-          ...(event.value !== undefined ? { value: event.value } : {}),
+          ...(event.value !== undefined ? { value: showable(event.value) } : {}),
           ...(event.error !== undefined ? { error: event.error } : {}),
           outputBytes: event.outputBytes,
           droppedBytes: event.droppedBytes,

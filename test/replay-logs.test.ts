@@ -1,0 +1,134 @@
+/**
+ * Every checked-in session log is loaded: one sample per format (`ptc-events/1`, `ptc-trace/1`,
+ * recorded from the live session of replay-session.test.ts) and the hostile ones. Replay never
+ * throws, shows what it can, and names what it could not read.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { bashTool } from '../examples/background-job.js';
+import { createJobTools, replaySession, type CallView, type Tool } from '../tools/index.js';
+import { editFile, readFile, secrets } from './session-scenario.js';
+
+const dir = new URL('./fixtures/session-logs/', import.meta.url);
+const tools: Tool[] = [readFile, editFile, secrets, bashTool, ...createJobTools()];
+const load = (name: string) => readFileSync(new URL(name, dir), 'utf8');
+const logs = readdirSync(dir).filter((f) => f.endsWith('.jsonl'));
+const expected = JSON.parse(load('expected-view.json'));
+const flat = (calls: readonly CallView[]): CallView[] => calls.flatMap((c) => [c, ...flat(c.children)]);
+
+describe('checked-in session logs', () => {
+  it('include one sample per format and the hostile ones', () => {
+    expect(logs).toEqual(
+      expect.arrayContaining([
+        'ptc-events-1.jsonl',
+        'ptc-trace-1.jsonl',
+        'hostile-truncated-last-line.jsonl',
+        'hostile-unknown-event-type.jsonl',
+        'hostile-prototype-keys.jsonl',
+        'hostile-bad-fields.jsonl',
+      ]),
+    );
+  });
+
+  it.each(logs)('%s replays without throwing, with or without tools, from text or bytes', (name) => {
+    const text = load(name);
+    for (const options of [{ tools }, {}]) {
+      expect(() => replaySession(text, options)).not.toThrow();
+      expect(() => replaySession(new TextEncoder().encode(text), options)).not.toThrow();
+    }
+    const replayed = replaySession(text, { tools });
+    expect(JSON.parse(JSON.stringify(replayed))).toEqual(replayed); // plain JSON all the way down
+  });
+
+  describe.each([
+    ['ptc-events-1.jsonl', 'ptc-events/1'],
+    ['ptc-trace-1.jsonl', 'ptc-trace/1'],
+  ])('%s', (name, format) => {
+    it(`reads as ${format} and gives the view recorded live`, () => {
+      const replayed = replaySession(load(name), { tools });
+      expect(replayed.format).toBe(format);
+      expect(replayed.problems).toEqual([]);
+      expect({ calls: replayed.calls, jobs: replayed.jobs, unmatchedDispatches: replayed.unmatchedDispatches }).toEqual(expected);
+    });
+  });
+
+  it('the trace sample has an intact chain', () => {
+    expect(replaySession(load('ptc-trace-1.jsonl')).chain).toMatchObject({ ok: true, problems: [] });
+  });
+
+  it('a truncated last line is reported and everything before it is shown', () => {
+    const replayed = replaySession(load('hostile-truncated-last-line.jsonl'), { tools });
+    expect(replayed.problems).toEqual([{ line: 13, problem: 'truncated last line' }]);
+    expect(replayed.calls.map((c) => c.callId)).toEqual(['m1', 'm2', 'm3', 'm4']);
+    expect(replayed.calls[3]!.status).toBe('pending');
+  });
+
+  it('unknown event types and non-object lines are named and skipped', () => {
+    const replayed = replaySession(load('hostile-unknown-event-type.jsonl'), { tools });
+    expect(replayed.problems.map((p) => [p.line, p.problem])).toEqual([
+      [4, 'unknown event type "tool/teleport"'],
+      [5, 'unknown event type "__proto__"'],
+      [6, 'unknown event type "42"'],
+      [7, 'unknown event type "undefined"'],
+      [8, 'not a JSON object'],
+      [9, 'not a JSON object'],
+      [10, 'not a JSON object'],
+      [11, 'not valid JSON'],
+      [12, 'unknown event type "session/v9-feature"'],
+    ]);
+    expect(replayed.calls.map((c) => [c.callId, c.status])).toEqual([
+      ['m1', 'ok'],
+      ['m2', 'denied'],
+      ['m3', 'ok'],
+    ]);
+  });
+
+  it('prototype keys are ordinary ids and keys, and pollute nothing', () => {
+    const replayed = replaySession(load('hostile-prototype-keys.jsonl'), { tools });
+    const calls = flat(replayed.calls);
+    expect(calls.map((c) => c.callId)).toEqual(['__proto__', 'constructor', 'toString']);
+    const proto = calls[0]!;
+    expect(proto).toMatchObject({ toolName: 'constructor', status: 'ok' });
+    expect(Object.keys(proto.args as object)).toEqual(['__proto__', 'constructor']);
+    expect(Object.getPrototypeOf(proto.args)).toBe(Object.prototype);
+    expect(Object.hasOwn(proto.result!.value as object, '__proto__')).toBe(true);
+    expect(proto.children.map((c) => c.callId)).toEqual(['constructor']);
+    expect(replayed.calls.map((c) => c.callId)).toEqual(['__proto__', 'toString']); // a self-parented call is a root
+    expect(replayed.unmatchedDispatches).toMatchObject([{ pairId: '__proto__', toolName: 'valueOf' }]);
+    expect(replayed.jobs).toMatchObject([{ jobId: '__proto__', kind: 'constructor', status: 'succeeded' }]);
+    expect(replayed.problems).toEqual([{ line: 10, problem: 'unknown event type "undefined"' }]);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    expect(({} as Record<string, unknown>).isAdmin).toBeUndefined();
+  });
+
+  it('events with missing or mistyped fields are named; duplicates, cycles and old-format args fall back', () => {
+    const replayed = replaySession(load('hostile-bad-fields.jsonl'), { tools });
+    expect(replayed.problems.map((p) => [p.line, p.problem])).toEqual([
+      [4, 'tool/call: callId is not a string'],
+      [5, 'tool/call: seq is not a number'],
+      [6, 'tool/call: origin.kind is neither "model" nor "ptc"'],
+      [7, 'tool/decision: decision is not allow, deny or ask'],
+      [8, 'tool/result: content is not an array'],
+      [11, 'tool/call: args is nested too deeply to read'],
+      [12, 'ptc/run-end: outcome is unknown'],
+      [13, 'job/progress: done is not a number'],
+    ]);
+    const calls = flat(replayed.calls);
+    // "a" is a root (its parent came later), "b" its child; the duplicate "a" is ignored.
+    expect(replayed.calls[0]).toMatchObject({ callId: 'a', toolName: 'read_file', children: [{ callId: 'b' }] });
+    expect(calls.filter((c) => c.callId === 'a')).toHaveLength(1);
+    // The value does not fit the presenter's schema: generic card, not a crash.
+    expect(replayed.calls[0]!.card).toEqual({ card: 'generic', phase: 'result', title: 'read_file' });
+    expect(replayed.calls[0]!.result?.additionalContexts).toEqual(['ctx']);
+    // Old-format args: the presenter is skipped (generic card), the call and its result still shown.
+    expect(calls.find((c) => c.callId === 'e')).toMatchObject({ status: 'ok', card: { card: 'generic', phase: 'result' } });
+    // 3000 levels: read, shown as a placeholder; 40000 levels: too deep to read at all.
+    expect(calls.find((c) => c.callId === 'deep')!.args).toBe('[nested deeper than 256 levels: not shown]');
+    expect(calls.find((c) => c.callId === 'deeper')).toBeUndefined();
+  });
+
+  it('input that is not text at all is a problem, not a throw', () => {
+    expect(replaySession(42 as never).problems[0]).toMatchObject({ problem: expect.stringMatching(/neither text nor bytes|not/) });
+    expect(replaySession('').calls).toEqual([]);
+  });
+});

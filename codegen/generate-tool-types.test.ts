@@ -122,6 +122,15 @@ describe('when typing schema shapes', () => {
     expect(generated.warnings).toEqual(['tool "t" output.schema: a transform has no static output type; typed as unknown']);
   });
 
+  it('types tuples with optional elements and a rest', () => {
+    const t = typesOf([tool('tu', { parameters: z.object({ t: z.tuple([z.string(), z.number().optional()], z.boolean()) }) })], 'tu');
+    expect(t.argsType).toContain('t: [\n        string,\n        number?,\n        ...boolean[]\n    ];');
+  });
+
+  it('types z.any() as unknown, so checking is never switched off', () => {
+    expect(typesOf([tool('an', { parameters: z.object({ a: z.any() }) })], 'an').argsType).toContain('a: unknown;');
+  });
+
   it('types a loose object with an index signature and a strict one without', () => {
     const t = typesOf([tool('o', { parameters: z.object({ a: z.looseObject({ x: z.number() }), b: z.strictObject({ y: z.number() }) }) })], 'o');
     expect(t.argsType).toContain('[key: string]: unknown;');

@@ -19,11 +19,20 @@ import { jsDocCommentBody } from './jsdoc.js';
 /** Which side of a schema to type. */
 export type SchemaSide = 'input' | 'output';
 
+/** The metadata key marking a schema that stands for something its source could not express. */
+export const FALLBACK_KEY = 'x-ptc-fallback';
+
 /**
- * Notes attached to schemas that stand for something the source could not express (set by
- * `zodFromJsonSchema`); they are printed as a comment next to `unknown`.
+ * Metadata of schemas made by `zodFromJsonSchema` (zod's converter files a JSON Schema's extra
+ * keywords here). A schema whose metadata has {@link FALLBACK_KEY} is printed as `unknown` with
+ * the reason as a comment.
  */
-export const fallbackNotes: z.core.$ZodRegistry<{ readonly note: string }> = z.registry<{ readonly note: string }>();
+export const jsonSchemaMetadata: z.core.$ZodRegistry<Record<string, unknown>> = z.registry<Record<string, unknown>>();
+
+function fallbackNote(schema: z.core.$ZodType): string | undefined {
+  const note = jsonSchemaMetadata.get(schema)?.[FALLBACK_KEY];
+  return typeof note === 'string' ? note : undefined;
+}
 
 /**
  * Shared state of one declaration file and one side: recursive types become named auxiliary
@@ -157,6 +166,17 @@ function recordNode(def: AnyDef, options: ZodToTsOptions): ts.TypeNode {
   ]);
 }
 
+/** `[string, number?, ...boolean[]]`: optional elements and a rest, which zod-to-ts drops. */
+function tupleNode(def: AnyDef, options: ZodToTsOptions): ts.TypeNode {
+  const items = (def.items as z.core.$ZodType[]).map((item) => {
+    const itemDef = defOf(item);
+    return itemDef.type === 'optional' ? f.createOptionalTypeNode(convert(itemDef.innerType as z.core.$ZodType, options)) : convert(item, options);
+  });
+  const rest = def.rest as z.core.$ZodType | null | undefined;
+  if (rest) items.push(f.createRestTypeNode(f.createArrayTypeNode(convert(rest, options))));
+  return f.createTupleTypeNode(items);
+}
+
 function convert(schema: z.core.$ZodType, options: ZodToTsOptions): ts.TypeNode {
   return zodToTs(schema, options).node;
 }
@@ -175,11 +195,12 @@ function makeOptions(ctx: TypeContext): ZodToTsOptions {
         aux.used = true;
         return f.createTypeReferenceNode(aux.identifier);
       }
-      const fallback = fallbackNotes.get(schema);
-      if (fallback) return describedUnknown(fallback.note);
+      const fallback = fallbackNote(schema);
+      if (fallback !== undefined) return describedUnknown(`unknown: ${fallback}`);
       const def = defOf(schema);
       if (def.type === 'object') return objectNode(schema, def, options, side);
       if (def.type === 'record') return recordNode(def, options);
+      if (def.type === 'tuple') return tupleNode(def, options);
       if (def.type === 'pipe') {
         const inner = (side === 'input' ? def.in : def.out) as z.core.$ZodType;
         if (defOf(inner).type === 'transform') {
@@ -190,6 +211,8 @@ function makeOptions(ctx: TypeContext): ZodToTsOptions {
         }
         return undefined;
       }
+      // `any` would switch checking off wherever it flows; `unknown` accepts the same values.
+      if (def.type === 'any') return f.createKeywordTypeNode(ts.SyntaxKind.UnknownKeyword);
       const why = NO_STATIC_TYPE[def.type];
       if (why !== undefined) {
         ctx.warnings.push(`${why}; typed as unknown`);

@@ -1,0 +1,185 @@
+import { describe, expect, it } from 'vitest';
+import { defineTool } from '../tools/index.js';
+import { CodeChecker } from './check-code.js';
+import { generateToolTypes } from './generate-tool-types.js';
+import { MAX_JSON_SCHEMA_DEPTH, parametersFromJsonSchema, zodFromJsonSchema } from './json-schema.js';
+
+/** Generated types of a tool whose parameters and output come from JSON Schema. */
+function typesFrom(parameters: unknown, output?: unknown) {
+  const params = parametersFromJsonSchema(parameters);
+  const out = output === undefined ? undefined : zodFromJsonSchema(output);
+  const tool = defineTool({
+    name: 'mcp.tool',
+    description: 'From JSON Schema.',
+    parameters: params.schema,
+    ...(out ? { output: { schema: out.schema } } : {}),
+    execute: () => null,
+  });
+  const generated = generateToolTypes([tool]);
+  return { generated, args: generated.tools[0]!.argsType, output: generated.tools[0]!.outputType, warnings: [...params.warnings, ...(out?.warnings ?? [])] };
+}
+
+const object = (properties: Record<string, unknown>, required: string[] = Object.keys(properties), extra: Record<string, unknown> = {}) => ({
+  type: 'object',
+  properties,
+  required,
+  additionalProperties: false,
+  ...extra,
+});
+
+describe('when a schema uses $ref and $defs', () => {
+  it('resolves #/$defs and #/definitions references, whatever the draft', () => {
+    const addr = object({ street: { type: 'string' } });
+    const { args, warnings } = typesFrom(object({ home: { $ref: '#/$defs/Addr' }, work: { $ref: '#/definitions/Addr' } }, ['home'], { $defs: { Addr: addr } }));
+    expect(warnings).toEqual([]);
+    expect(args).toBe('{\n    home: {\n        street: string;\n    };\n    work?: {\n        street: string;\n    };\n}');
+    const draft7 = typesFrom({ $schema: 'http://json-schema.org/draft-07/schema#', ...object({ a: { $ref: '#/definitions/X' } }), definitions: { X: { enum: ['p', 'q'] } } });
+    expect(draft7.args).toContain('a: "p" | "q";');
+  });
+
+  it('hoists a reference to any pointer in the document', () => {
+    const { args, warnings } = typesFrom(object({ a: { type: 'array', items: { type: 'integer' } }, b: { $ref: '#/properties/a/items' } }));
+    expect(warnings).toEqual([]);
+    expect(args).toContain('b: number;');
+  });
+
+  it('types a recursive definition as a named alias', () => {
+    const { generated, output } = typesFrom(object({}), {
+      $ref: '#/$defs/Node',
+      $defs: { Node: object({ value: { type: 'number' }, children: { type: 'array', items: { $ref: '#/$defs/Node' } } }) },
+    });
+    expect(output).toBe('RecursiveValue_1');
+    expect(generated.declarations).toContain('type RecursiveValue_1 = {\n    value: number;\n    children: RecursiveValue_1[];\n};');
+    expect(new CodeChecker(generated).declarationDiagnostics()).toEqual([]);
+  });
+
+  it('types a remote or dangling reference as unknown with a comment and a warning', () => {
+    const { args, warnings } = typesFrom(object({ r: { $ref: 'https://example.com/s.json' }, m: { $ref: '#/$defs/Missing' } }));
+    expect(args).toContain('r: /* unknown: $ref "https://example.com/s.json" cannot be resolved (only references into this document are) */ unknown;');
+    expect(args).toContain('m: /* unknown: $ref "#/$defs/Missing" cannot be resolved');
+    expect(warnings).toEqual([
+      '#/properties/r: $ref "https://example.com/s.json" cannot be resolved (only references into this document are); typed as unknown',
+      '#/properties/m: $ref "#/$defs/Missing" cannot be resolved (only references into this document are); typed as unknown',
+    ]);
+  });
+});
+
+describe('when a schema uses unions, enums and constants', () => {
+  it('types anyOf and oneOf as unions, and a oneOf of tagged objects as a discriminated union', () => {
+    const { args, generated } = typesFrom(
+      object({
+        id: { anyOf: [{ type: 'string' }, { type: 'integer' }] },
+        shape: { oneOf: [object({ kind: { const: 'circle' }, r: { type: 'number' } }), object({ kind: { const: 'square' }, side: { type: 'number' } })] },
+      }),
+    );
+    expect(args).toContain('id: string | number;');
+    expect(args).toContain('kind: "circle";');
+    const checker = new CodeChecker(generated);
+    expect(checker.check(`await tools.mcp_tool({ id: 1, shape: { kind: 'square', side: 2 } });`).ok).toBe(true);
+    expect(checker.check(`await tools.mcp_tool({ id: 1, shape: { kind: 'square', r: 2 } });`).ok).toBe(false);
+  });
+
+  it('types enums (mixed too) and const as literals, and type arrays and nullable as unions with null', () => {
+    const { args } = typesFrom(
+      object({
+        e: { type: 'string', enum: ['a', 'b'] },
+        mixed: { enum: ['x', 1, null, true] },
+        c: { const: 42 },
+        n: { type: ['string', 'null'] },
+        openapi: { type: 'integer', nullable: true },
+      }),
+    );
+    expect(args).toContain('e: "a" | "b";');
+    expect(args).toContain('mixed: "x" | 1 | null | true;');
+    expect(args).toContain('c: 42;');
+    expect(args).toContain('n: string | null;');
+    expect(args).toContain('openapi: number | null;');
+  });
+
+  it('types an enum of objects as unknown with a warning', () => {
+    const { args, warnings } = typesFrom(object({ o: { enum: [{ a: 1 }] } }));
+    expect(args).toContain('o: /* unknown: an enum of objects or arrays has no literal type */ unknown;');
+    expect(warnings).toHaveLength(1);
+  });
+});
+
+describe('when a schema uses additionalProperties', () => {
+  it('types false as a closed object, a schema as a record, and absent as an open object', () => {
+    const { args, generated } = typesFrom(
+      object({
+        closed: object({ a: { type: 'string' } }),
+        rec: { type: 'object', additionalProperties: { type: 'integer' } },
+        open: { type: 'object', properties: { a: { type: 'string' } } },
+      }),
+    );
+    expect(args).toContain('rec: {\n        [key: string]: number;\n    };');
+    expect(args).toContain('open: {\n        a?: string;\n        [key: string]: unknown;\n    };');
+    const checker = new CodeChecker(generated);
+    expect(checker.check(`await tools.mcp_tool({ closed: { a: 'x' }, rec: { n: 1 }, open: { b: 2 } });`).ok).toBe(true);
+    expect(checker.check(`await tools.mcp_tool({ closed: { a: 'x', b: 1 }, rec: {}, open: {} });`).ok).toBe(false);
+    expect(checker.check(`await tools.mcp_tool({ closed: { a: 'x' }, rec: { n: 'one' }, open: {} });`).ok).toBe(false);
+  });
+
+  it('rejects an unknown top-level argument when the server says additionalProperties: false', () => {
+    const { generated } = typesFrom(object({ a: { type: 'string' } }));
+    expect(new CodeChecker(generated).check(`await tools.mcp_tool({ a: 'x', b: 1 });`).ok).toBe(false);
+  });
+});
+
+describe('when a schema has what zod cannot express', () => {
+  it('drops constraint-only keywords with a warning and keeps the type', () => {
+    const { args, warnings } = typesFrom(object({ s: { type: 'string', if: { minLength: 2 }, then: { maxLength: 5 } }, t: { type: 'number', not: { const: 3 } } }));
+    expect(args).toContain('s: string;');
+    expect(args).toContain('t: number;');
+    expect(warnings).toEqual([
+      '#/properties/s/if: if/then/else cannot be expressed; dropped (not checked here, the tool still checks it)',
+      '#/properties/t/not: "not" cannot be expressed; dropped (not checked here, the tool still checks it)',
+    ]);
+  });
+
+  it('types an unknown type name as unknown', () => {
+    const { args } = typesFrom(object({ f: { type: 'file' } }));
+    expect(args).toContain('f: /* unknown: has no known type ("file") */ unknown;');
+  });
+
+  it('drops regular expressions by default, so a hostile pattern never runs on the host', () => {
+    const hostile = '^(a+)+$';
+    const { schema } = zodFromJsonSchema({ type: 'string', pattern: hostile });
+    expect(schema.safeParse('a'.repeat(40) + '!').success).toBe(true);
+    const kept = zodFromJsonSchema({ type: 'string', pattern: '^[a-z]+$' }, { patterns: 'keep' });
+    expect(kept.schema.safeParse('ABC').success).toBe(false);
+  });
+
+  it('never throws on input that is not a schema, cyclic, too deep or malformed', () => {
+    const cyclic: Record<string, unknown> = { type: 'object' };
+    cyclic.properties = { self: cyclic };
+    let deep: unknown = { type: 'string' };
+    for (let i = 0; i < MAX_JSON_SCHEMA_DEPTH + 10; i++) deep = { type: 'array', items: deep };
+    for (const input of [null, 5, 'x', [], cyclic, deep, { type: 'object', properties: 'nope', required: 5 }, { type: 7 }, { $ref: 3 }, { anyOf: 'x' }]) {
+      const result = zodFromJsonSchema(input);
+      expect(result.warnings.length).toBeGreaterThan(0);
+      expect(() => generateToolTypes([defineTool({ name: 't', description: 'T', output: { schema: result.schema }, execute: () => null })])).not.toThrow();
+    }
+  });
+
+  it('falls back to a loose object for parameters that are not a plain object schema', () => {
+    const { schema, warnings } = parametersFromJsonSchema({ type: 'string' });
+    expect(schema.safeParse({ anything: 1 }).success).toBe(true);
+    expect(warnings.at(-1)).toBe('#: the parameters schema is not a plain object schema; any arguments are accepted here');
+  });
+
+  it('types true as unknown and false as never', () => {
+    expect(zodFromJsonSchema(true).schema.safeParse(1).success).toBe(true);
+    expect(zodFromJsonSchema(false).schema.safeParse(1).success).toBe(false);
+  });
+});
+
+describe('when the converted schema validates', () => {
+  it('validates what the JSON Schema says (required, enum, additionalProperties)', () => {
+    const { schema } = parametersFromJsonSchema(object({ q: { type: 'string' }, n: { type: 'integer', minimum: 1 } }, ['q']));
+    expect(schema.safeParse({ q: 'x' }).success).toBe(true);
+    expect(schema.safeParse({ n: 2 }).success).toBe(false);
+    expect(schema.safeParse({ q: 'x', n: 0 }).success).toBe(false);
+    expect(schema.safeParse({ q: 'x', extra: 1 }).success).toBe(false);
+  });
+});

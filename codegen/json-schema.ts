@@ -1,0 +1,306 @@
+/**
+ * `zodFromJsonSchema`: tool schemas that arrive as JSON Schema (as MCP servers send them) into
+ * zod, through zod's own `z.fromJSONSchema`, so they take the same validation and codegen path
+ * as tools written in zod. The input is untrusted (a remote server wrote it), so this never
+ * throws and never lets the schema hurt the host:
+ * - it is first copied and sanitized: what zod cannot express becomes `{}` (any value) marked
+ *   for codegen, which prints `unknown` with a comment saying why, and a warning names the
+ *   JSON pointer. Constraint-only keywords zod lacks (`not`, `if`/`then`/`else`,
+ *   `dependent*`, `unevaluated*`) are dropped with a warning: the type stays, the constraint is
+ *   left to the server;
+ * - `$ref`s are normalized: `#/definitions/x` and `#/$defs/x` both work whatever the draft, a
+ *   pointer anywhere into the document (`#/properties/a/items`) is hoisted into the definitions,
+ *   and a remote or dangling reference becomes `unknown`;
+ * - regular expressions (`pattern`, `patternProperties`) are dropped by default: zod would run
+ *   them on the host against model-written strings, and a hostile pattern can hang the process
+ *   (catastrophic backtracking). Pass `patterns: 'keep'` for schemas you trust;
+ * - OpenAPI's `nullable: true` is honoured; size and depth are bounded.
+ * Whole-schema failure (not an object, cyclic, too large, or a throw inside zod) gives
+ * `z.unknown()` with a warning.
+ */
+import { z } from 'zod';
+import { isZodObject } from '../tools/index.js';
+import { FALLBACK_KEY, jsonSchemaMetadata } from './zod-to-type.js';
+
+/** Options of {@link zodFromJsonSchema}. */
+export interface ZodFromJsonSchemaOptions {
+  /** `'drop'` (default) removes `pattern`/`patternProperties`; `'keep'` validates them on the host. */
+  readonly patterns?: 'drop' | 'keep';
+}
+
+/** What {@link zodFromJsonSchema} returns. */
+export interface ZodFromJsonSchemaResult {
+  /** The zod schema (`z.unknown()` when nothing could be converted). */
+  readonly schema: z.ZodType;
+  /** Each part that was approximated, naming its JSON pointer. */
+  readonly warnings: string[];
+}
+
+/** Largest schema accepted, as JSON text. */
+export const MAX_JSON_SCHEMA_CHARS = 1_000_000;
+/** Deepest nesting of subschemas accepted; deeper parts become `unknown`. */
+export const MAX_JSON_SCHEMA_DEPTH = 64;
+
+type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+type JsonObject = { [key: string]: Json };
+
+const TYPES = new Set(['string', 'number', 'integer', 'boolean', 'null', 'object', 'array']);
+const DROPPED: Record<string, string> = {
+  not: '"not"',
+  if: 'if/then/else',
+  then: 'if/then/else',
+  else: 'if/then/else',
+  dependentSchemas: '"dependentSchemas"',
+  dependentRequired: '"dependentRequired"',
+  dependencies: '"dependencies"',
+  unevaluatedItems: '"unevaluatedItems"',
+  unevaluatedProperties: '"unevaluatedProperties"',
+  contentSchema: '"contentSchema"',
+};
+const ONE_SUBSCHEMA = ['items', 'additionalProperties', 'additionalItems', 'contains', 'propertyNames'];
+const SUBSCHEMA_LISTS = ['anyOf', 'oneOf', 'allOf', 'prefixItems', 'items'];
+
+function isObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function setOwn(target: JsonObject, key: string, value: Json): void {
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
+function pointerJoin(base: string, ...segments: (string | number)[]): string {
+  return segments.reduce<string>((acc, s) => `${acc}/${String(s).replace(/~/g, '~0').replace(/\//g, '~1')}`, base);
+}
+
+function decodeSegment(segment: string): string {
+  return segment.replace(/~1/g, '/').replace(/~0/g, '~');
+}
+
+/** The version zod will detect (same rule), which decides where it looks for definitions. */
+function definitionsKey(root: JsonObject): '$defs' | 'definitions' {
+  const $schema = root.$schema;
+  return $schema === 'http://json-schema.org/draft-07/schema#' || $schema === 'http://json-schema.org/draft-04/schema#' ? 'definitions' : '$defs';
+}
+
+function isPrimitive(value: Json): boolean {
+  return value === null || typeof value !== 'object';
+}
+
+class Sanitizer {
+  readonly warnings: string[] = [];
+  private readonly defs: JsonObject = {};
+  private readonly hoisted = new Map<string, string>();
+  private readonly pending: [string, Json, string][] = [];
+
+  constructor(
+    private readonly root: JsonObject,
+    private readonly defsKey: '$defs' | 'definitions',
+    private readonly keepPatterns: boolean,
+  ) {}
+
+  run(): JsonObject {
+    const originalDefs: [string, Json][] = [];
+    for (const key of ['definitions', '$defs']) {
+      const defs = this.root[key];
+      if (defs === undefined) continue;
+      if (!isObject(defs)) {
+        this.warn(pointerJoin('#', key), 'is not an object of schemas; ignored');
+        continue;
+      }
+      for (const name of Object.keys(defs)) originalDefs.push([name, defs[name]!]);
+    }
+    for (const [name, def] of originalDefs) {
+      if (!Object.hasOwn(this.defs, name)) this.pending.push([name, def, pointerJoin('#', this.defsKey, name)]);
+      setOwn(this.defs, name, {}); // reserve the name; filled below
+    }
+    const out = this.node(this.root, '#', 0, true) as JsonObject;
+    while (this.pending.length > 0) {
+      const [name, def, at] = this.pending.shift()!;
+      setOwn(this.defs, name, this.node(def, at, 1, false));
+    }
+    delete out.$defs;
+    delete out.definitions;
+    if (Object.keys(this.defs).length > 0) setOwn(out, this.defsKey, this.defs);
+    return out;
+  }
+
+  private warn(at: string, problem: string): void {
+    this.warnings.push(`${at}: ${problem}`);
+  }
+
+  private fallback(at: string, problem: string, description?: Json): JsonObject {
+    this.warn(at, `${problem}; typed as unknown`);
+    const marker: JsonObject = { [FALLBACK_KEY]: problem };
+    if (typeof description === 'string') marker.description = description;
+    return marker;
+  }
+
+  private resolvePointer(ref: string): Json | undefined {
+    let current: Json = this.root;
+    for (const raw of ref.slice(2).split('/')) {
+      const segment = decodeSegment(raw);
+      if (Array.isArray(current) && /^\d+$/.test(segment)) current = current[Number(segment)]!;
+      else if (isObject(current) && Object.hasOwn(current, segment)) current = current[segment]!;
+      else return undefined;
+      if (current === undefined) return undefined;
+    }
+    return current;
+  }
+
+  private rewriteRef(ref: string, at: string): string | undefined {
+    if (ref === '#') return ref;
+    const def = /^#\/(?:\$defs|definitions)\/([^/]+)$/.exec(ref);
+    if (def && Object.hasOwn(this.defs, decodeSegment(def[1]!))) return pointerJoin('#', this.defsKey, decodeSegment(def[1]!));
+    if (!ref.startsWith('#/')) return undefined;
+    const known = this.hoisted.get(ref);
+    if (known) return pointerJoin('#', this.defsKey, known);
+    const target = this.resolvePointer(ref);
+    if (target === undefined) return undefined;
+    let name = `ptc_ref_${this.hoisted.size + 1}`;
+    while (Object.hasOwn(this.defs, name)) name += '_';
+    this.hoisted.set(ref, name);
+    setOwn(this.defs, name, {});
+    this.pending.push([name, target, `${at} -> ${ref}`]);
+    return pointerJoin('#', this.defsKey, name);
+  }
+
+  private node(schema: Json, at: string, depth: number, isRoot: boolean): Json {
+    if (typeof schema === 'boolean') return schema;
+    if (!isObject(schema)) return this.fallback(at, 'is not a schema (an object or boolean)');
+    if (depth > MAX_JSON_SCHEMA_DEPTH) return this.fallback(at, `is nested deeper than ${MAX_JSON_SCHEMA_DEPTH} levels`, schema.description);
+    const out: JsonObject = {};
+    for (const key of Object.keys(schema)) {
+      const value = schema[key]!;
+      const here = pointerJoin(at, key);
+      if (key === '$defs' || key === 'definitions') {
+        if (!isRoot) this.warn(here, 'nested definitions are not supported; ignored (only the root ones are)');
+        continue;
+      }
+      if (Object.hasOwn(DROPPED, key)) {
+        if (key === 'not' && isObject(value) && Object.keys(value).length === 0) {
+          setOwn(out, key, value);
+        } else if (key !== 'then' && key !== 'else') {
+          this.warn(here, `${DROPPED[key]} cannot be expressed; dropped (not checked here, the tool still checks it)`);
+        }
+        continue;
+      }
+      if ((key === 'pattern' || key === 'patternProperties') && !this.keepPatterns) {
+        if (key === 'patternProperties' && schema.additionalProperties === false) setOwn(out, 'additionalProperties', true);
+        continue;
+      }
+      switch (key) {
+        case '$ref': {
+          if (typeof value !== 'string') return this.fallback(here, '$ref is not a string', schema.description);
+          const ref = this.rewriteRef(value, at);
+          if (ref === undefined) return this.fallback(at, `$ref ${JSON.stringify(value)} cannot be resolved (only references into this document are)`, schema.description);
+          setOwn(out, key, ref);
+          break;
+        }
+        case 'type': {
+          const list = Array.isArray(value) ? value : [value];
+          const known = list.filter((t): t is string => typeof t === 'string' && TYPES.has(t));
+          if (known.length !== list.length) this.warn(here, `unknown type ${JSON.stringify(list.filter((t) => !known.includes(t as string)))} ignored`);
+          if (known.length === 0) return this.fallback(at, `has no known type (${JSON.stringify(value)})`, schema.description);
+          setOwn(out, key, Array.isArray(value) ? known : known[0]!);
+          break;
+        }
+        case 'enum': {
+          if (!Array.isArray(value)) return this.fallback(here, 'enum is not an array', schema.description);
+          if (!value.every(isPrimitive)) return this.fallback(here, 'an enum of objects or arrays has no literal type', schema.description);
+          setOwn(out, key, value);
+          break;
+        }
+        case 'const': {
+          if (!isPrimitive(value)) return this.fallback(here, 'a const object or array has no literal type', schema.description);
+          setOwn(out, key, value);
+          break;
+        }
+        case 'required': {
+          if (Array.isArray(value) && value.every((v) => typeof v === 'string')) setOwn(out, key, value);
+          else this.warn(here, 'is not an array of property names; ignored');
+          break;
+        }
+        case 'properties':
+        case 'patternProperties': {
+          if (!isObject(value)) {
+            this.warn(here, 'is not an object of schemas; ignored');
+            break;
+          }
+          const props: JsonObject = {};
+          for (const name of Object.keys(value)) setOwn(props, name, this.node(value[name]!, pointerJoin(here, name), depth + 1, false));
+          setOwn(out, key, props);
+          break;
+        }
+        default: {
+          if (SUBSCHEMA_LISTS.includes(key) && Array.isArray(value)) {
+            setOwn(out, key, value.map((item, i) => this.node(item, pointerJoin(here, i), depth + 1, false)));
+          } else if (ONE_SUBSCHEMA.includes(key) || SUBSCHEMA_LISTS.includes(key)) {
+            setOwn(out, key, this.node(value, here, depth + 1, false));
+          } else {
+            setOwn(out, key, value);
+          }
+        }
+      }
+    }
+    // OpenAPI 3.0 `nullable: true` outside an OpenAPI document: express it as a null type.
+    if (out.nullable === true && typeof out.type === 'string') {
+      out.type = [out.type, 'null'];
+      delete out.nullable;
+    }
+    return out;
+  }
+}
+
+function wholeFallback(problem: string): ZodFromJsonSchemaResult {
+  const schema = z.unknown();
+  jsonSchemaMetadata.add(schema, { [FALLBACK_KEY]: problem });
+  return { schema, warnings: [`#: ${problem}; typed as unknown`] };
+}
+
+/**
+ * Converts a JSON Schema (draft 2020-12, 7 or 4, as MCP servers send) to zod. Never throws:
+ * what cannot be expressed becomes `unknown` (any value) with a warning naming its JSON
+ * pointer, and generated types show it as `unknown` with a comment. See the file note.
+ */
+export function zodFromJsonSchema(schema: unknown, options: ZodFromJsonSchemaOptions = {}): ZodFromJsonSchemaResult {
+  if (typeof schema === 'boolean') return { schema: schema ? z.unknown() : z.never(), warnings: [] };
+  let copy: unknown;
+  try {
+    const text = JSON.stringify(schema);
+    if (text === undefined) return wholeFallback('the schema is not JSON');
+    if (text.length > MAX_JSON_SCHEMA_CHARS) return wholeFallback(`the schema is too large (${text.length} characters; the limit is ${MAX_JSON_SCHEMA_CHARS})`);
+    copy = JSON.parse(text);
+  } catch (err) {
+    return wholeFallback(`the schema is not JSON (${(err as Error)?.message ?? String(err)})`);
+  }
+  if (!isObject(copy)) return wholeFallback('the schema is not an object');
+  let sanitized: JsonObject;
+  const sanitizer = new Sanitizer(copy, definitionsKey(copy), options.patterns === 'keep');
+  try {
+    sanitized = sanitizer.run();
+  } catch (err) {
+    return wholeFallback(`the schema cannot be read (${(err as Error)?.message ?? String(err)})`);
+  }
+  try {
+    const converted = z.fromJSONSchema(sanitized as z.core.JSONSchema.JSONSchema, { registry: jsonSchemaMetadata });
+    return { schema: converted, warnings: sanitizer.warnings };
+  } catch (err) {
+    const result = wholeFallback(`zod cannot convert the schema (${(err as Error)?.message ?? String(err)})`);
+    return { schema: result.schema, warnings: [...sanitizer.warnings, ...result.warnings] };
+  }
+}
+
+/**
+ * Like {@link zodFromJsonSchema}, for a tool's parameters, which must be a zod object (what
+ * `defineTool` accepts). A schema that does not convert to a plain object (an intersection, a
+ * guarded object, a non-object root) falls back to a loose object (any arguments; the tool
+ * still validates them) with a warning.
+ */
+export function parametersFromJsonSchema(schema: unknown, options: ZodFromJsonSchemaOptions = {}): { schema: z.ZodObject; warnings: string[] } {
+  const result = zodFromJsonSchema(schema, options);
+  if (isZodObject(result.schema)) return { schema: result.schema, warnings: result.warnings };
+  const loose = z.looseObject({});
+  const problem = 'the parameters schema is not a plain object schema; any arguments are accepted here';
+  jsonSchemaMetadata.add(loose, { [FALLBACK_KEY]: problem });
+  return { schema: loose, warnings: [...result.warnings, `#: ${problem}`] };
+}

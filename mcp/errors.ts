@@ -1,0 +1,31 @@
+import { PtcError } from '../tools/index.js';
+
+/** A bad `--mcp` command line or `mcp.json`: names the file or flag and what was wrong. */
+export class McpConfigError extends PtcError {
+  override readonly name = 'McpConfigError';
+  constructor(
+    readonly source: string,
+    readonly problem: string,
+  ) {
+    super(`${source}: ${problem}`);
+  }
+  static override isInstance(value: unknown): value is McpConfigError {
+    return PtcError.isInstance(value) && value.name === 'McpConfigError';
+  }
+}
+
+/** An MCP server could not be started or initialized; `stderrTail` is the end of what it printed. */
+export class McpServerStartError extends PtcError {
+  override readonly name = 'McpServerStartError';
+  constructor(
+    readonly server: string,
+    readonly command: string,
+    readonly problem: string,
+    readonly stderrTail: string,
+  ) {
+    super(`MCP server "${server}" (${command}) failed to start: ${problem}${stderrTail ? `\n--- its stderr (last lines) ---\n${stderrTail}` : ''}`);
+  }
+  static override isInstance(value: unknown): value is McpServerStartError {
+    return PtcError.isInstance(value) && value.name === 'McpServerStartError';
+  }
+}

@@ -1,0 +1,111 @@
+/**
+ * `createMcpServer`: a host's `run_code` (and, when asked, its tools) as an MCP server. Every
+ * call goes through `host.call`, so the host's listeners, guards, approval and events govern MCP
+ * clients exactly as they govern a model.
+ *
+ * Mapping of a `ToolResult` to an MCP `CallToolResult`:
+ * - canonical value -> `structuredContent`. MCP requires an object there, so a value that is not
+ *   a JSON object (a string, array, number, null) is wrapped as `{ "result": value }`, and the
+ *   declared `outputSchema` says so;
+ * - rendered content -> `content` (text and image blocks as they are);
+ * - `isError` -> `isError` (denials, blocks and failures; their message is in `content`).
+ *
+ * Approval: calls run for the agent `{ id: 'mcp:<client name>' }`. An `ask` goes to the host's
+ * approval channel; a host without one (the CLI's default) denies it as unavailable: an ask with
+ * no way to ask the user fails closed.
+ *
+ * We use the SDK's low-level server (through `McpServer.server`) because our tools already carry
+ * JSON Schema and are validated by our own pipeline; the SDK's zod-based registration would
+ * validate twice with a second copy of the schema.
+ */
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool as McpToolShape } from '@modelcontextprotocol/sdk/types.js';
+import { toModelJsonSchema, type JsonValue, type Tool, type ToolHost, type ToolResult } from '../tools/index.js';
+
+/** Options of {@link createMcpServer}. */
+export interface McpServeOptions {
+  /** The host whose tools are served; `run_code` must be registered in it to be served. */
+  readonly host: ToolHost;
+  /** The name of the run_code tool (default `run_code`). */
+  readonly runCodeName?: string;
+  /** Also expose every other registered tool directly (default false: only run_code). */
+  readonly exposeTools?: boolean;
+  /** Server name and version in `initialize` (default `ptc-runtime`, `0.1.0`). */
+  readonly serverName?: string;
+  readonly serverVersion?: string;
+}
+
+const isObject = (v: unknown): v is Record<string, JsonValue> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** The MCP `outputSchema` of a tool: its value schema, wrapped when the value is not an object. */
+function outputSchemaOf(tool: Tool): McpToolShape['outputSchema'] | undefined {
+  if (!tool.output.schema) return undefined;
+  let schema: Record<string, unknown>;
+  try {
+    schema = toModelJsonSchema(tool.output.schema) as Record<string, unknown>;
+  } catch {
+    return undefined;
+  }
+  if (schema.type === 'object') return schema as McpToolShape['outputSchema'];
+  return { type: 'object', properties: { result: schema }, required: ['result'] } as McpToolShape['outputSchema'];
+}
+
+/** Maps a pipeline result to an MCP tool result (see the file note). */
+export function toMcpResult(result: ToolResult): CallToolResult {
+  const content = result.content.map((b) => (b.type === 'text' ? { type: 'text' as const, text: b.text } : { type: 'image' as const, data: b.data, mimeType: b.mimeType }));
+  const out: CallToolResult = { content: content.length ? content : [{ type: 'text', text: result.isError ? 'The call failed.' : '' }] };
+  if (!result.isError && result.value !== undefined) out.structuredContent = isObject(result.value) ? result.value : { result: result.value };
+  if (result.isError) out.isError = true;
+  return out;
+}
+
+/** Creates the server (not yet connected). Connect it to a transport, or use {@link serveMcpStdio}. */
+export function createMcpServer(options: McpServeOptions): McpServer {
+  const { host } = options;
+  const runCodeName = options.runCodeName ?? 'run_code';
+  const mcp = new McpServer({ name: options.serverName ?? 'ptc-runtime', version: options.serverVersion ?? '0.1.0' }, { capabilities: { tools: {} } });
+  const server = mcp.server;
+  let calls = 0;
+
+  const served = (): Tool[] => host.tools().filter((t) => t.name === runCodeName || options.exposeTools === true);
+
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({
+    tools: served().map((t) => {
+      const outputSchema = t.name === runCodeName ? undefined : outputSchemaOf(t);
+      return {
+        name: t.name,
+        description: t.description,
+        inputSchema: t.parametersJsonSchema as McpToolShape['inputSchema'],
+        ...(outputSchema ? { outputSchema } : {}),
+      };
+    }),
+  }));
+
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    const name = request.params.name;
+    const tool = served().find((t) => t.name === name);
+    if (!tool) {
+      const available = served().map((t) => t.name);
+      return { content: [{ type: 'text', text: `Unknown tool "${String(name).slice(0, 200)}". Available tools: ${available.join(', ') || '(none)'}.` }], isError: true };
+    }
+    const client = server.getClientVersion()?.name ?? 'client';
+    const result = await host.call(
+      { id: `mcp-${++calls}`, name: tool.name, args: request.params.arguments ?? {} },
+      { agent: { id: `mcp:${String(client).slice(0, 100)}` }, signal: extra.signal },
+    );
+    return toMcpResult(result);
+  });
+  return mcp;
+}
+
+/** Serves over stdio until the client disconnects; resolves when the transport closes. */
+export async function serveMcpStdio(options: McpServeOptions): Promise<void> {
+  const mcp = createMcpServer(options);
+  const transport = new StdioServerTransport();
+  const closed = new Promise<void>((resolve) => {
+    mcp.server.onclose = () => resolve();
+  });
+  await mcp.connect(transport);
+  await closed;
+}

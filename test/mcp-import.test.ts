@@ -1,0 +1,131 @@
+import { mkdirSync, mkdtempSync, realpathSync, writeFileSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { generateToolTypes } from '../codegen/index.js';
+import { importMcpServers, McpServerStartError, type McpImport } from '../mcp/index.js';
+import { createRunCodeTool } from '../runtime/index.js';
+import { createToolHost, type ToolEvent, type ToolHost } from '../tools/index.js';
+
+const bin = (name: string) => resolve('node_modules/.bin', name);
+const root = realpathSync(mkdtempSync(join(tmpdir(), 'ptc-mcp-fs-')));
+let imported: McpImport;
+let host: ToolHost;
+const events: ToolEvent[] = [];
+
+beforeAll(async () => {
+  mkdirSync(join(root, 'notes'));
+  writeFileSync(join(root, 'notes', 'a.txt'), 'alpha\nbeta\n');
+  writeFileSync(join(root, 'notes', 'b.txt'), 'gamma\n');
+  writeFileSync(join(root, 'notes', 'c.txt'), 'delta epsilon zeta\n');
+  imported = await importMcpServers([
+    { name: 'everything', command: bin('mcp-server-everything'), args: ['stdio'] },
+    { name: 'fs', command: bin('mcp-server-filesystem'), args: [root] },
+  ]);
+  host = createToolHost({ onEvent: (e) => events.push(e) });
+  host.register(imported.tools);
+  host.hooks.guard((ex) => (ex.toolName === 'fs.write_file' ? 'writes are not allowed in this session' : undefined));
+}, 60_000);
+afterAll(async () => {
+  await imported?.close();
+});
+
+const call = (name: string, args: unknown) => host.call({ id: `c-${Math.random()}`, name, args }, { agent: { id: 't' } });
+
+describe('when tools are imported from real MCP servers over stdio', () => {
+  it('registers every tool under its server prefix', () => {
+    const names = host.tools().map((t) => t.name);
+    expect(names).toContain('everything.echo');
+    expect(names).toContain('everything.get-structured-content');
+    expect(names).toContain('fs.read_text_file');
+    expect(names).toContain('fs.list_directory');
+    expect(imported.servers.map((s) => [s.name, s.toolCount > 5])).toEqual([
+      ['everything', true],
+      ['fs', true],
+    ]);
+    expect(imported.skipped).toEqual([]);
+  });
+
+  it('uses structuredContent as the canonical value, and text when there is none', async () => {
+    const structured = await call('everything.get-structured-content', { location: 'Chicago' });
+    expect(structured.isError).toBe(false);
+    expect(structured.value).toMatchObject({ temperature: expect.any(Number), conditions: expect.any(String) });
+    const echo = await call('everything.echo', { message: 'hi there' });
+    expect(echo.value).toBe('Echo: hi there');
+    const listing = await call('fs.list_directory', { path: join(root, 'notes') });
+    expect((listing.value as { content: string }).content).toMatch(/\[FILE\] a\.txt/);
+  });
+
+  it('validates arguments in our pipeline before the server sees them', async () => {
+    const bad = await call('everything.get-sum', { a: 1, b: 'two' });
+    expect(bad.error?.kind).toBe('invalid-args');
+    expect(bad.error?.message).toMatch(/\bb\b/);
+  });
+
+  it('turns a server-side error into a tool error carrying the server text', async () => {
+    const outside = await call('fs.read_text_file', { path: '/etc/passwd' });
+    expect(outside.isError).toBe(true);
+    expect(outside.error?.kind).toBe('execution');
+    expect(outside.error?.message).toMatch(/outside allowed directories|Access denied/i);
+  });
+
+  it('applies host guards to MCP tools: a denied write never reaches the server', async () => {
+    const target = join(root, 'notes', 'new.txt');
+    const r = await call('fs.write_file', { path: target, content: 'x' });
+    expect(r.denied).toMatchObject({ by: 'guard', reason: 'writes are not allowed in this session' });
+    expect(existsSync(target)).toBe(false);
+  });
+
+  it('schedules read-only tools in parallel and the rest exclusively', () => {
+    expect(host.executionMode({ name: 'fs.read_text_file', args: { path: 'x' } })).toEqual({ kind: 'parallel' });
+    expect(host.executionMode({ name: 'fs.write_file', args: { path: 'x', content: '' } })).toEqual({ kind: 'exclusive' });
+  });
+
+  it('generates typed bindings with the documented callable names', () => {
+    const types = generateToolTypes(host.tools());
+    expect(types.callableNames.get('everything.get-sum')).toBe('everything_get_sum');
+    expect(types.declarations).toMatch(/everything_get_sum\(args: ToolArgsMap\["everything\.get-sum"\]\)/);
+    expect(types.outputMap).toMatch(/"fs\.read_text_file": \{\s*content: string;\s*\}/);
+  });
+
+  it('lets one program batch calls across both servers through run_code', async () => {
+    const runCode = createRunCodeTool({ isolation: 'isolate', host });
+    const disposable = host.register(runCode);
+    try {
+      const code = `
+        const dir = ${JSON.stringify(join(root, 'notes'))};
+        const listing = await tools.fs_list_directory({ path: dir });
+        const files = listing.content.split('\\n').filter((l) => l.startsWith('[FILE] ')).map((l) => l.slice(7));
+        const texts = await Promise.all(files.map((f) => tools.fs_read_text_file({ path: dir + '/' + f })));
+        const words = texts.map((t) => t.content.trim().split(/\\s+/).length);
+        let total = 0;
+        for (const w of words) total = Number(String(await tools.everything_get_sum({ a: total, b: w })).match(/(-?\\d+)\\D*$/)?.[1] ?? NaN);
+        const echoed = await tools.everything_echo({ message: files.join(',') });
+        return { files, words, total, echoed };
+      `;
+      const r = await host.call({ id: 'run-mcp', name: 'run_code', args: { code } }, { agent: { id: 't' } });
+      expect(r.isError, JSON.stringify(r.content)).toBe(false);
+      expect((r.value as { result: unknown }).result, JSON.stringify(r.value)).toEqual({ files: ['a.txt', 'b.txt', 'c.txt'], words: [2, 1, 3], total: 6, echoed: 'Echo: a.txt,b.txt,c.txt' });
+      const children = events.filter((e) => e.type === 'tool/call' && e.origin.kind === 'ptc' && e.origin.parentCallId === 'run-mcp').map((e) => (e as { toolName: string }).toolName);
+      expect(new Set(children)).toEqual(new Set(['fs.list_directory', 'fs.read_text_file', 'everything.get-sum', 'everything.echo']));
+      expect(children).toHaveLength(1 + 3 + 3 + 1);
+    } finally {
+      disposable.dispose();
+      await runCode.close();
+    }
+  }, 30_000);
+});
+
+describe('when a server cannot start', () => {
+  it('names the server and the command', async () => {
+    const err = await importMcpServers([{ name: 'ghost', command: '/nonexistent/mcp-ghost', args: [] }]).catch((e: unknown) => e);
+    expect(McpServerStartError.isInstance(err)).toBe(true);
+    expect((err as Error).message).toMatch(/^MCP server "ghost" \(\/nonexistent\/mcp-ghost\) failed to start/);
+  });
+
+  it('names a server that exits with its stderr', async () => {
+    const err = await importMcpServers([{ name: 'crashy', command: process.execPath, args: ['-e', 'console.error("boom: missing API key"); process.exit(3)'] }]).catch((e: unknown) => e);
+    expect((err as Error).message).toMatch(/MCP server "crashy"/);
+    expect((err as Error).message).toMatch(/boom: missing API key/);
+  });
+});

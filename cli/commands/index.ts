@@ -4,10 +4,14 @@
  */
 import type { Command } from 'commander';
 import { registerTrace } from './trace.js';
+import { registerCodegen } from './codegen.js';
+import { registerCheck } from './check.js';
 
 /** Adds a subcommand to the program. */
 export type RegisterCommand = (program: Command) => void;
 
 export const commands: readonly RegisterCommand[] = [
   registerTrace,
+  registerCodegen,
+  registerCheck,
 ];

@@ -1,0 +1,55 @@
+/**
+ * `ptc codegen --tools <module> [--out file]`: writes the TypeScript declarations programs are
+ * checked against (`ToolArgsMap`, `ToolOutputMap`, `tools`) for the tools a module exports.
+ */
+import { writeFileSync } from 'node:fs';
+import type { Command } from 'commander';
+import { CallableNameCollisionError, generateToolTypes, type GeneratedToolTypes } from '../../codegen/index.js';
+import type { ToolHost } from '../../tools/index.js';
+import { CliError } from '../errors.js';
+import { loadToolsModule } from '../load-tools.js';
+
+/** Tools left out unless `--include-run-code`: a program cannot call run_code itself. */
+export const DEFAULT_EXCLUDED_TOOLS: readonly string[] = ['run_code'];
+
+function collect(value: string, previous: string[] = []): string[] {
+  return [...previous, value];
+}
+
+/** Generates declarations for a loaded host, turning codegen errors into one-line CLI errors. */
+export function declarationsFor(host: ToolHost, exclude: readonly string[], toolsPath: string): GeneratedToolTypes {
+  try {
+    return generateToolTypes(host, { exclude });
+  } catch (err) {
+    if (CallableNameCollisionError.isInstance(err)) throw new CliError(`${toolsPath}: ${err.message}`);
+    throw err;
+  }
+}
+
+/** Registers `ptc codegen`. */
+export function registerCodegen(program: Command): void {
+  program
+    .command('codegen')
+    .description('Write the TypeScript declarations (ToolArgsMap, ToolOutputMap, tools) that programs are written and checked against.')
+    .requiredOption('--tools <module>', 'module exporting the tools (a tools array, a host, or tools made with defineTool)')
+    .option('-o, --out <file>', 'write to this file instead of stdout')
+    .option('--exclude <tool>', 'leave a tool out (repeatable)', collect)
+    .option('--include-run-code', 'keep run_code in the declarations (left out by default)')
+    .addHelpText('after', '\nWarnings (parts typed as unknown) go to stderr. Exit codes: 0 ok, 2 usage or input error.')
+    .action(async (opts: { tools: string; out?: string; exclude?: string[]; includeRunCode?: boolean }) => {
+      const host = await loadToolsModule(opts.tools);
+      const exclude = [...(opts.includeRunCode ? [] : DEFAULT_EXCLUDED_TOOLS), ...(opts.exclude ?? [])];
+      const generated = declarationsFor(host, exclude, opts.tools);
+      for (const warning of generated.warnings) process.stderr.write(`warning: ${warning}\n`);
+      if (opts.out === undefined) {
+        process.stdout.write(generated.declarations);
+        return;
+      }
+      try {
+        writeFileSync(opts.out, generated.declarations);
+      } catch (err) {
+        throw new CliError(`cannot write ${opts.out}: ${(err as Error).message}`);
+      }
+      process.stderr.write(`wrote ${opts.out} (${generated.tools.length} tools)\n`);
+    });
+}

@@ -4,6 +4,8 @@
  */
 import type { Command } from 'commander';
 import { registerTrace } from './trace.js';
+import { registerRun } from './run.js';
+import { registerMcp } from './mcp.js';
 import { registerCodegen } from './codegen.js';
 import { registerCheck } from './check.js';
 
@@ -11,7 +13,9 @@ import { registerCheck } from './check.js';
 export type RegisterCommand = (program: Command) => void;
 
 export const commands: readonly RegisterCommand[] = [
+  registerRun,
   registerTrace,
+  registerMcp,
   registerCodegen,
   registerCheck,
 ];

@@ -1,0 +1,56 @@
+/**
+ * `ptc mcp serve`: the tools module's `run_code` (and with `--expose-tools` its tools) as an MCP
+ * server on stdio. stdout belongs to the protocol, so everything else goes to stderr. There is
+ * no terminal to ask on, so an `ask` fails closed unless the tools module brings its own
+ * approval channel.
+ */
+import type { Command } from 'commander';
+import { serveMcpStdio } from '../../mcp/index.js';
+import { buildSessionHost, parseIsolation } from '../session-host.js';
+
+const collect = (value: string, previous: string[]) => [...previous, value];
+
+interface ServeFlags {
+  tools?: string;
+  exposeTools?: boolean;
+  isolation: 'process' | 'isolate';
+  trace?: string;
+  mcp: string[];
+  mcpConfig: string[];
+}
+
+/** Registers `ptc mcp`. */
+export function registerMcp(program: Command): void {
+  const mcp = program.command('mcp').description('Model Context Protocol: serve run_code to MCP clients.');
+  mcp
+    .command('serve')
+    .description('Serve run_code (its description carries the typed declarations of the tools) over stdio.')
+    .option('--tools <module>', 'tools module; default: the bundled example tools')
+    .option('--expose-tools', 'also expose every tool directly, not only run_code')
+    .option('--isolation <mode>', 'process (sandbox processes) or isolate (in this process, trusted code only)', parseIsolation, 'process')
+    .option('--trace <file.jsonl>', 'write a hash-chained trace of every call (a new file)')
+    .option('--mcp <command line>', 'import the tools of another stdio MCP server; repeatable', collect, [])
+    .option('--mcp-config <mcp.json>', 'import the servers of an mcp.json; repeatable', collect, [])
+    .addHelpText(
+      'after',
+      '\nClient config: { "mcpServers": { "ptc": { "command": "npx", "args": ["ptc", "mcp", "serve", "--tools", "tools.ts"] } } }\n' +
+        'Exit codes: 0 the client disconnected, 2 usage or input error.',
+    )
+    .action(async (flags: ServeFlags) => {
+      const session = await buildSessionHost({
+        ...(flags.tools ? { tools: flags.tools } : {}),
+        ...(flags.trace ? { trace: flags.trace } : {}),
+        approve: 'no',
+        isolation: flags.isolation,
+        mcp: flags.mcp,
+        mcpConfig: flags.mcpConfig,
+      });
+      const names = session.host.tools().map((t) => t.name);
+      process.stderr.write(`ptc mcp serve: run_code over ${names.length - 1} tool(s)${flags.exposeTools ? ', tools exposed' : ''}; waiting on stdio\n`);
+      try {
+        await serveMcpStdio({ host: session.host, runCodeName: session.runCode.name, exposeTools: flags.exposeTools === true });
+      } finally {
+        await session.close();
+      }
+    });
+}

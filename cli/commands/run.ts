@@ -1,0 +1,118 @@
+/**
+ * `ptc run <script.ts>`: runs a program through run_code exactly as a model's call would go
+ * (same normalization, type check, isolate, bridge, policy and events). stdout gets the
+ * program's result as JSON (or, with `--json`, run_code's whole value); its console output,
+ * diagnostics and progress go to stderr.
+ */
+import { readFileSync } from 'node:fs';
+import type { Command } from 'commander';
+import type { RunCodeRejected, RunCodeValue } from '../../runtime/index.js';
+import type { ToolEvent } from '../../tools/index.js';
+import { CliError, EXIT } from '../errors.js';
+import { buildSessionHost, parseApprove, parseIsolation, type ApproveMode } from '../session-host.js';
+
+interface RunFlags {
+  tools?: string;
+  trace?: string;
+  approve: ApproveMode;
+  isolation: 'process' | 'isolate';
+  mcp: string[];
+  mcpConfig: string[];
+  json?: boolean;
+  progress?: boolean;
+}
+
+const collect = (value: string, previous: string[]) => [...previous, value];
+const MAX_SCRIPT_BYTES = 1_000_000;
+
+/** A progress line on stderr (terminals only): calls made, in flight, elapsed. */
+function progressReporter(enabled: boolean) {
+  let made = 0;
+  let done = 0;
+  const started = Date.now();
+  const onEvent = (e: ToolEvent) => {
+    if (e.type === 'tool/call' && e.origin.kind === 'ptc') made++;
+    else if (e.type === 'tool/result' && e.callId.includes('/')) done++;
+  };
+  const draw = () => process.stderr.write(`\r\u001b[2Kptc: ${made} call(s), ${made - done} in flight, ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  const timer = enabled ? setInterval(draw, 200) : undefined;
+  return {
+    onEvent,
+    stop() {
+      if (!timer) return;
+      clearInterval(timer);
+      process.stderr.write('\r\u001b[2K');
+    },
+  };
+}
+
+function readScript(path: string): string {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    throw new CliError(`cannot read ${path}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (err as Error).message}`);
+  }
+  if (Buffer.byteLength(text) > MAX_SCRIPT_BYTES) throw new CliError(`${path} is larger than ${MAX_SCRIPT_BYTES} bytes`);
+  return text;
+}
+
+/** Registers `ptc run`. */
+export function registerRun(program: Command): void {
+  program
+    .command('run')
+    .description('Run a program through run_code, as a model would, and print its result (stdout) and logs (stderr).')
+    .argument('<script>', 'the program: TypeScript, the body of an async function (`return` gives the result)')
+    .option('--tools <module>', 'tools module (.ts/.js exporting createHost, host, tools or tools); default: the bundled example tools')
+    .option('--trace <file.jsonl>', 'write a hash-chained trace of every event (a new file)')
+    .option('--approve <mode>', 'answer approval asks: yes (allow once each), no (deny: fail closed), prompt (ask on the terminal)', parseApprove, 'no')
+    .option('--isolation <mode>', 'process (sandbox processes) or isolate (in this process, trusted code only)', parseIsolation, 'process')
+    .option('--mcp <command line>', 'import the tools of a stdio MCP server ("name=command args" to name it); repeatable', collect, [])
+    .option('--mcp-config <mcp.json>', 'import the servers of an mcp.json ({ "mcpServers": { name: { command, args, env } } }); repeatable', collect, [])
+    .option('--json', "print run_code's whole value (result, logs, calls, stats) instead of the result")
+    .option('--no-progress', 'no progress line on stderr')
+    .addHelpText(
+      'after',
+      '\nExit codes: 0 the program ran and returned, 1 it was rejected, threw or hit a limit, 2 usage or input error.\n' +
+        'Example: ptc run examples/programs/over-budget.ts --trace run.jsonl && ptc trace show run.jsonl',
+    )
+    .action(async (script: string, flags: RunFlags) => {
+      const code = readScript(script);
+      const progress = progressReporter(flags.progress !== false && process.stderr.isTTY === true);
+      const session = await buildSessionHost(
+        {
+          ...(flags.tools ? { tools: flags.tools } : {}),
+          ...(flags.trace ? { trace: flags.trace } : {}),
+          approve: flags.approve,
+          isolation: flags.isolation,
+          mcp: flags.mcp,
+          mcpConfig: flags.mcpConfig,
+        },
+        { onEvent: progress.onEvent },
+      );
+      let result;
+      try {
+        result = await session.host.call({ id: 'run-1', name: session.runCode.name, args: { code } }, { agent: { id: 'cli', name: 'ptc run' } });
+      } finally {
+        progress.stop();
+        await session.close();
+      }
+      if (flags.trace) process.stderr.write(`ptc: trace written to ${flags.trace}\n`);
+      if (result.isError) {
+        process.stderr.write(result.content.map((b) => (b.type === 'text' ? b.text : `[${b.type}]`)).join('\n') + '\n');
+        process.exitCode = EXIT.failed;
+        return;
+      }
+      const value = result.value as unknown as RunCodeValue | RunCodeRejected;
+      if ('rejected' in value) {
+        process.stderr.write(`ptc: ${value.rejected}\n`);
+        for (const d of value.diagnostics) process.stderr.write(`${script}:${d.line}:${d.column}: ${d.message}\n`);
+        process.exitCode = EXIT.failed;
+        return;
+      }
+      for (const d of value.diagnostics ?? []) process.stderr.write(`${script}:${d.line}:${d.column}: warning: ${d.message}\n`);
+      if (Array.isArray(value.logs)) for (const line of value.logs) process.stderr.write(`│ ${line}\n`);
+      else process.stderr.write(`│ (logs spilled: ${JSON.stringify(value.logs)})\n`);
+      process.stdout.write(JSON.stringify(flags.json ? value : value.result, null, 2) + '\n');
+    });
+}

@@ -1,0 +1,138 @@
+/**
+ * The host `ptc run` and `ptc mcp serve` build from their flags: the tools module (or the bundled
+ * examples), MCP servers to import, the approval channel, the trace file and `run_code`.
+ * One place, so both commands apply the same policy the same way.
+ */
+import { createInterface } from 'node:readline/promises';
+import { importMcpServers, parseMcpCommandLine, readMcpConfig, type McpImport, type McpServerSpec } from '../mcp/index.js';
+import { createRunCodeTool, type RunCodeTool } from '../runtime/index.js';
+import { traceFileSink, type ApprovalChannel, type EventSink, type ToolHost, type TraceWriter } from '../tools/index.js';
+import { createHost as createExampleHost } from '../examples/tools.js';
+import { CliError } from './errors.js';
+import { loadToolsModule } from './load-tools.js';
+
+/** How `ask` decisions are answered. */
+export type ApproveMode = 'yes' | 'no' | 'prompt';
+
+/** Flags shared by the commands that build a host. */
+export interface SessionFlags {
+  readonly tools?: string;
+  readonly mcp?: readonly string[];
+  readonly mcpConfig?: readonly string[];
+  readonly approve?: ApproveMode;
+  readonly isolation?: 'process' | 'isolate';
+  readonly trace?: string;
+}
+
+/** A built host and what to release afterwards. */
+export interface SessionHost {
+  readonly host: ToolHost;
+  readonly runCode: RunCodeTool;
+  readonly trace?: TraceWriter;
+  readonly mcp?: McpImport;
+  /** Closes run_code's runner, the MCP servers and the trace (writing its end line). */
+  close(): Promise<void>;
+}
+
+/** Parses `--approve`. */
+export function parseApprove(value: string): ApproveMode {
+  if (value === 'yes' || value === 'no' || value === 'prompt') return value;
+  throw new CliError(`--approve must be yes, no or prompt, got ${JSON.stringify(value)}`);
+}
+
+/** Parses `--isolation`. */
+export function parseIsolation(value: string): 'process' | 'isolate' {
+  if (value === 'process' || value === 'isolate') return value;
+  throw new CliError(`--isolation must be process or isolate, got ${JSON.stringify(value)}`);
+}
+
+/** The approval channel for a mode; `undefined` means none (every ask fails closed). */
+export function approvalChannel(mode: ApproveMode, say: (line: string) => void = (l) => process.stderr.write(l + '\n')): ApprovalChannel | undefined {
+  if (mode === 'no') return undefined;
+  if (mode === 'yes') {
+    return {
+      request: async ({ execution, reason }) => {
+        say(`ptc: approved once (--approve yes): ${execution.toolName} ${JSON.stringify(execution.args)} (${reason})`);
+        return 'allow-once';
+      },
+    };
+  }
+  return {
+    request: async ({ execution, reason, signal }) => {
+      if (!process.stdin.isTTY) throw new Error('no terminal to ask on (stdin is not a TTY)');
+      const rl = createInterface({ input: process.stdin, output: process.stderr });
+      try {
+        const answer = await rl.question(`\nptc: ${execution.toolName} ${JSON.stringify(execution.args)}\n     asks for approval: ${reason}\n     allow once? [y/N] `, { signal });
+        return /^y(es)?$/i.test(answer.trim()) ? 'allow-once' : 'deny';
+      } finally {
+        rl.close();
+      }
+    },
+  };
+}
+
+/** All MCP server specs from `--mcp` and `--mcp-config`. */
+export function mcpSpecs(flags: SessionFlags): McpServerSpec[] {
+  return [...(flags.mcpConfig ?? []).flatMap((p) => readMcpConfig(p)), ...(flags.mcp ?? []).map((l) => parseMcpCommandLine(l))];
+}
+
+/** Builds the host. Throws {@link CliError} (exit 2) for bad flags, modules, configs or servers. */
+export async function buildSessionHost(flags: SessionFlags, extra: { onEvent?: EventSink; verbose?: boolean } = {}): Promise<SessionHost> {
+  const approval = approvalChannel(flags.approve ?? 'no');
+  const hostOptions = { ...(approval ? { approval } : {}) };
+  const host = flags.tools ? await loadToolsModule(flags.tools, hostOptions) : createExampleHost(hostOptions);
+  let trace: TraceWriter | undefined;
+  if (flags.trace) {
+    try {
+      trace = traceFileSink(flags.trace, { host });
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      throw new CliError(code === 'EEXIST' ? `trace file ${flags.trace} already exists (traces are never appended to; choose a new name)` : `cannot create trace file ${flags.trace}: ${(err as Error).message}`);
+    }
+    host.onEvent(trace);
+  }
+  if (extra.onEvent) host.onEvent(extra.onEvent);
+  let mcp: McpImport | undefined;
+  const specs = (() => {
+    try {
+      return mcpSpecs(flags);
+    } catch (err) {
+      trace?.close();
+      throw new CliError((err as Error).message);
+    }
+  })();
+  if (specs.length > 0) {
+    try {
+      mcp = await importMcpServers(specs, extra.verbose ? { onServerStderr: (s, line) => process.stderr.write(`[mcp:${s}] ${line}\n`) } : {});
+      host.register(mcp.tools);
+    } catch (err) {
+      trace?.close();
+      await mcp?.close();
+      throw new CliError((err as Error).message);
+    }
+    for (const w of mcp.warnings) process.stderr.write(`ptc: warning: ${w}\n`);
+    for (const s of mcp.skipped) process.stderr.write(`ptc: warning: MCP tool ${s.server}.${s.tool} not imported: ${s.reason}\n`);
+  }
+  const runCode = createRunCodeTool({ host, isolation: flags.isolation ?? 'process' });
+  try {
+    host.register(runCode);
+  } catch (err) {
+    trace?.close();
+    await mcp?.close();
+    throw new CliError(`cannot register run_code: ${(err as Error).message}`);
+  }
+  let closed = false;
+  return {
+    host,
+    runCode,
+    ...(trace ? { trace } : {}),
+    ...(mcp ? { mcp } : {}),
+    async close() {
+      if (closed) return;
+      closed = true;
+      await runCode.close().catch(() => {});
+      await mcp?.close();
+      trace?.close();
+    },
+  };
+}

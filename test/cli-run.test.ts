@@ -1,0 +1,118 @@
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { verifyTrace } from '../tools/index.js';
+import { captureCli } from './support/capture-cli.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'ptc-run-'));
+const iso = ['--isolation', 'isolate'];
+const script = (name: string, code: string) => {
+  const p = join(dir, name);
+  writeFileSync(p, code);
+  return p;
+};
+
+describe('when running a program with the bundled example tools', () => {
+  it('prints the result as JSON on stdout and the logs on stderr', async () => {
+    const r = await captureCli(['run', 'examples/programs/over-budget.ts', ...iso]);
+    expect(r.code, r.err).toBe(0);
+    const result = JSON.parse(r.out) as { id: string }[];
+    expect(result.map((x) => x.id)).toEqual(['u-103', 'u-304', 'u-202', 'u-101']);
+    expect(r.err).toContain('│ checked 15 members, 4 over budget in 2026-11');
+  });
+
+  it('prints the whole run_code value with --json', async () => {
+    const r = await captureCli(['run', 'examples/programs/manager-lookup.ts', '--json', ...iso]);
+    expect(JSON.parse(r.out)).toMatchObject({ result: { manager: 'Lin Wei' }, calls: [{ tool: 'team_get' }, { tool: 'team_get' }], stats: {} });
+  });
+
+  it('writes a trace that verifies and shows the run with its children', async () => {
+    const trace = join(dir, 'guard.jsonl');
+    const r = await captureCli(['run', 'examples/programs/guard-denial.ts', '--trace', trace, ...iso]);
+    expect(r.code).toBe(0);
+    expect(r.err).toContain(`trace written to ${trace}`);
+    const text = readFileSync(trace, 'utf8');
+    expect(verifyTrace(text).ok).toBe(true);
+    expect(text).toContain('"type":"ptc/run-start"');
+    const show = await captureCli(['trace', 'show', trace, '--no-color']);
+    expect(show.out).toMatch(/^run_code run-1/);
+    expect(show.out).toMatch(/docs_read .*"doc-07".*\n.*deny by guard #0: document doc-07 is classified confidential/);
+    const again = await captureCli(['run', 'examples/programs/guard-denial.ts', '--trace', trace, ...iso]);
+    expect(again.code).toBe(2);
+    expect(again.err).toMatch(/already exists/);
+  });
+
+  it('fails closed on approval asks by default, and allows once each with --approve yes', async () => {
+    const denied = await captureCli(['run', 'examples/programs/flag-large-expenses.ts', ...iso]);
+    const d = JSON.parse(denied.out) as { candidates: number; flagged: string[]; notFlagged: { reason: string }[] };
+    expect(d.flagged).toEqual([]);
+    expect(d.notFlagged).toHaveLength(d.candidates);
+    expect(d.notFlagged[0]!.reason).toMatch(/unavailable: no approval channel/);
+    const allowed = await captureCli(['run', 'examples/programs/flag-large-expenses.ts', '--approve', 'yes', ...iso]);
+    const a = JSON.parse(allowed.out) as { candidates: number; flagged: string[] };
+    expect(a.flagged).toHaveLength(a.candidates);
+    expect(allowed.err.match(/approved once \(--approve yes\): expense_flag/g)).toHaveLength(a.candidates);
+  });
+});
+
+describe('when the program is wrong', () => {
+  it('exits 1 with type errors as file:line:col diagnostics, without running it', async () => {
+    const p = script('typo.ts', 'const m = await tools.team_get({ id: 42 });\nreturn m;\n');
+    const r = await captureCli(['run', p, ...iso]);
+    expect(r.code).toBe(1);
+    expect(r.out).toBe('');
+    expect(r.err).toMatch(new RegExp(`${p.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}:1:\\d+: .*number.*string`));
+  });
+
+  it('exits 1 when the program throws, naming the line', async () => {
+    const p = script('throws.ts', 'await tools.team_get({ id: "u-100" });\nthrow new Error("nope");\n');
+    const r = await captureCli(['run', p, ...iso]);
+    expect(r.code).toBe(1);
+    expect(r.err).toMatch(/threw at line 2: .*nope/);
+  });
+});
+
+describe('when the input is wrong', () => {
+  it('exits 2 for a missing script, a bad flag value or a missing tools module', async () => {
+    expect((await captureCli(['run', join(dir, 'none.ts')])).err).toBe(`ptc: cannot read ${join(dir, 'none.ts')}: no such file\n`);
+    const bad = await captureCli(['run', 'examples/programs/over-budget.ts', '--approve', 'maybe']);
+    expect(bad.code).toBe(2);
+    expect(bad.err).toMatch(/--approve must be yes, no or prompt, got "maybe"/);
+    const noTools = await captureCli(['run', 'examples/programs/over-budget.ts', '--tools', join(dir, 'nope.ts')]);
+    expect(noTools.code).toBe(2);
+  });
+
+  it('exits 2 for a bad mcp.json, naming the file', async () => {
+    const cfg = script('mcp.json', '{"mcpServers":{"x":{"args":[]}}}');
+    const r = await captureCli(['run', 'examples/programs/over-budget.ts', '--mcp-config', cfg, ...iso]);
+    expect(r.code).toBe(2);
+    expect(r.err).toContain(`${cfg}: mcpServers.x.command`);
+  });
+});
+
+describe('when a tools module of your own is given', () => {
+  it('runs the program against it', async () => {
+    const mod = script(
+      'my-tools.ts',
+      `import { defineTool } from ${JSON.stringify(resolve('tools/index.ts'))};
+       export const tools = [defineTool({ name: 'double', description: 'Doubles n.', parameters: { n: { type: 'number', required: true } },
+         output: { schema: { type: 'number' } }, isConcurrencySafe: true, execute: ({ n }) => n * 2 })];`,
+    );
+    const p = script('use.ts', 'const xs = await Promise.all([1, 2, 3].map((n) => tools.double({ n })));\nreturn xs.reduce((a, b) => a + b, 0);\n');
+    const r = await captureCli(['run', p, '--tools', mod, ...iso]);
+    expect(r.code, r.err).toBe(0);
+    expect(JSON.parse(r.out)).toBe(12);
+  });
+});
+
+describe('when asking for help', () => {
+  it.each([[['--help']], [['run', '--help']], [['trace', '--help']], [['trace', 'show', '--help']], [['trace', 'verify', '--help']], [['trace', 'html', '--help']], [['mcp', '--help']], [['mcp', 'serve', '--help']]])(
+    '%j prints usage and exits 0',
+    async (argv) => {
+      const r = await captureCli(argv);
+      expect(r.code).toBe(0);
+      expect(r.out).toMatch(/^Usage: ptc/);
+    },
+  );
+});

@@ -2,7 +2,10 @@
  * `--tools <module>`: what a tools module may export, in the order looked for: a `createHost`
  * factory (called with the CLI's host options: approval channel, event sink), a default or
  * named `host` (a `createToolHost` result), a default or named `tools` array, or every export
- * that is a tool. Anything else is a one-line error naming the module.
+ * that is a tool. A module without `createHost` that exports `apply` (named or as the default
+ * export's) is a cordis-style plugin: it is loaded into a `tools` service over a new host
+ * (`ptc-runtime/cordis`, imported only then, since cordis is an optional peer dependency).
+ * Anything else is a one-line error naming the module.
  */
 import { createToolHost, type Tool, type ToolHost, type ToolHostOptions } from '../tools/index.js';
 import { CliError } from './errors.js';
@@ -38,10 +41,31 @@ export function hostFromModule(mod: Record<string, unknown>, options: ToolHostOp
   return undefined;
 }
 
+function isPluginModule(mod: Record<string, unknown>): boolean {
+  const hasApply = (v: unknown) => (typeof v === 'object' || typeof v === 'function') && v !== null && typeof (v as { apply?: unknown }).apply === 'function';
+  return typeof mod.createHost !== 'function' && (typeof mod.apply === 'function' || hasApply(mod.default));
+}
+
+async function loadPlugin(path: string, mod: Record<string, unknown>, options: ToolHostOptions): Promise<ToolHost> {
+  let cordis: typeof import('../cordis/index.js');
+  try {
+    cordis = await import('../cordis/index.js');
+  } catch (err) {
+    throw new CliError(`${path} is a cordis plugin, but cordis could not be loaded (npm i cordis@3): ${(err as Error)?.message ?? String(err)}`);
+  }
+  try {
+    return (await cordis.loadToolPlugin(mod, { hostOptions: options })).host;
+  } catch (err) {
+    if (cordis.ToolPluginError.isInstance(err)) throw new CliError(`${path}: ${err.message}`);
+    throw err;
+  }
+}
+
 /** Loads `--tools <path>` into a host. Throws {@link CliError} (exit 2) when missing or toolless. */
 export async function loadToolsModule(path: string, options: ToolHostOptions = {}): Promise<ToolHost> {
   const mod = await importModule(path);
+  if (isPluginModule(mod)) return loadPlugin(path, mod, options);
   const host = hostFromModule(mod, options);
-  if (!host) throw new CliError(`${path} exports no tools (export a tools array, a host, or tools made with defineTool)`);
+  if (!host) throw new CliError(`${path} exports no tools (export a tools array, a host, tools made with defineTool, or a cordis plugin with apply(ctx))`);
   return host;
 }

@@ -53,7 +53,7 @@ describe('the cordis tools service', () => {
       const { ctx, host } = await app();
       ctx.plugin(wordCount);
       await ctx.events.flush();
-      ctx.registry.delete(wordCount);
+      ctx.registry.delete(wordCount as never);
       expect(host.get('word_count')).toBeUndefined();
     });
   });

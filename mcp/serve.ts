@@ -99,13 +99,26 @@ export function createMcpServer(options: McpServeOptions): McpServer {
   return mcp;
 }
 
-/** Serves over stdio until the client disconnects; resolves when the transport closes. */
-export async function serveMcpStdio(options: McpServeOptions): Promise<void> {
+/**
+ * Serves over stdio until the client disconnects (stdin ends) or `signal` aborts; resolves once
+ * the server is closed. The SDK's stdio transport does not watch for end of input itself.
+ */
+export async function serveMcpStdio(options: McpServeOptions & { readonly signal?: AbortSignal }): Promise<void> {
   const mcp = createMcpServer(options);
   const transport = new StdioServerTransport();
   const closed = new Promise<void>((resolve) => {
     mcp.server.onclose = () => resolve();
   });
-  await mcp.connect(transport);
-  await closed;
+  const stop = () => void mcp.close().catch(() => {});
+  process.stdin.once('end', stop);
+  process.stdin.once('close', stop);
+  options.signal?.addEventListener('abort', stop, { once: true });
+  try {
+    await mcp.connect(transport);
+    await closed;
+  } finally {
+    process.stdin.off('end', stop);
+    process.stdin.off('close', stop);
+    options.signal?.removeEventListener('abort', stop);
+  }
 }

@@ -47,9 +47,15 @@ export function registerMcp(program: Command): void {
       });
       const names = session.host.tools().map((t) => t.name);
       process.stderr.write(`ptc mcp serve: run_code over ${names.length - 1} tool(s)${flags.exposeTools ? ', tools exposed' : ''}; waiting on stdio\n`);
+      const stop = new AbortController();
+      const onSignal = () => stop.abort();
+      process.once('SIGTERM', onSignal);
+      process.once('SIGINT', onSignal);
       try {
-        await serveMcpStdio({ host: session.host, runCodeName: session.runCode.name, exposeTools: flags.exposeTools === true });
+        await serveMcpStdio({ host: session.host, runCodeName: session.runCode.name, exposeTools: flags.exposeTools === true, signal: stop.signal });
       } finally {
+        process.off('SIGTERM', onSignal);
+        process.off('SIGINT', onSignal);
         await session.close();
       }
     });

@@ -1,0 +1,109 @@
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createMcpServer } from '../mcp/index.js';
+import { createRunCodeTool, type RunCodeTool } from '../runtime/index.js';
+import { verifyTrace, type ToolEvent } from '../tools/index.js';
+import { createHost } from '../examples/tools.js';
+import { transpileProject } from './support/transpile-project.js';
+
+type CallResult = { content: { type: string; text?: string }[]; structuredContent?: Record<string, unknown>; isError?: boolean };
+
+describe('when an MCP client talks to our server (in memory, real SDK Client)', () => {
+  let client: Client;
+  let runCode: RunCodeTool;
+  const events: ToolEvent[] = [];
+  beforeAll(async () => {
+    const host = createHost({ onEvent: (e) => events.push(e) });
+    runCode = createRunCodeTool({ host, isolation: 'isolate' });
+    host.register(runCode);
+    const server = createMcpServer({ host, exposeTools: true });
+    const [a, b] = InMemoryTransport.createLinkedPair();
+    client = new Client({ name: 'test-client', version: '1.0.0' });
+    await Promise.all([server.connect(a), client.connect(b)]);
+  });
+  afterAll(async () => {
+    await client?.close();
+    await runCode?.close();
+  });
+
+  it('lists run_code with the generated declarations in its description, and the tools with output schemas', async () => {
+    const { tools } = await client.listTools();
+    const rc = tools.find((t) => t.name === 'run_code')!;
+    expect(rc.description).toMatch(/declare const tools: Tools;/);
+    expect(rc.description).toMatch(/team_list\(args\?: ToolArgsMap\["team_list"\]\): Promise<ToolOutputMap\["team_list"\]>/);
+    expect(rc.inputSchema).toMatchObject({ type: 'object', properties: { code: { type: 'string' } }, required: ['code'] });
+    const teamGet = tools.find((t) => t.name === 'team_get')!;
+    expect(teamGet.outputSchema).toMatchObject({ type: 'object', properties: { result: {} }, required: ['result'] });
+    expect(tools.find((t) => t.name === 'docs_read')!.outputSchema).toMatchObject({ type: 'object', properties: { docId: { type: 'string' } } });
+  });
+
+  it('runs a program: canonical value in structuredContent, rendered content in content', async () => {
+    const r = (await client.callTool({ name: 'run_code', arguments: { code: 'const { members } = await tools.team_list({ team: "design" });\nreturn members.map((m) => m.name);' } })) as CallResult;
+    expect(r.isError).toBeFalsy();
+    expect(r.structuredContent).toMatchObject({ result: ['Sam Whitfield', 'Noor Haddad', 'Elena Petrova', 'Kofi Mensah'], calls: [{ tool: 'team_list', status: 'ok' }] });
+    expect(r.content[0]!.text).toContain('Noor Haddad');
+  });
+
+  it('wraps a non-object value as { result } and maps errors to isError', async () => {
+    const scalar = (await client.callTool({ name: 'team_get', arguments: { id: 'u-999' } })) as CallResult;
+    expect(scalar.structuredContent).toEqual({ result: null });
+    const denied = (await client.callTool({ name: 'docs_read', arguments: { docId: 'doc-10' } })) as CallResult;
+    expect(denied.isError).toBe(true);
+    expect(denied.structuredContent).toBeUndefined();
+    expect(denied.content[0]!.text).toMatch(/doc-10 is classified confidential/);
+  });
+
+  it('fails an ask closed: there is no way to ask the user', async () => {
+    const r = (await client.callTool({ name: 'expense_flag', arguments: { expenseId: 'exp-0001', reason: 'please check' } })) as CallResult;
+    expect(r.isError).toBe(true);
+    expect(r.content[0]!.text).toMatch(/unavailable/);
+    const decision = events.find((e) => e.type === 'tool/decision' && e.toolName === 'expense_flag' && e.stage === 'policy');
+    expect(decision).toMatchObject({ decision: 'ask' });
+    const call = events.find((e) => e.type === 'tool/call' && e.toolName === 'expense_flag');
+    expect(call).toMatchObject({ agent: { id: 'mcp:test-client' } });
+  });
+
+  it('answers an unknown tool with an error result listing what exists', async () => {
+    const r = (await client.callTool({ name: 'constructor', arguments: {} })) as CallResult;
+    expect(r.isError).toBe(true);
+    expect(r.content[0]!.text).toMatch(/^Unknown tool "constructor"\. Available tools: .*run_code/);
+  });
+
+  it('maps a rejected program (type errors) to a value the model can fix from', async () => {
+    const r = (await client.callTool({ name: 'run_code', arguments: { code: 'return await tools.team_get({ id: 7 });' } })) as CallResult;
+    expect(r.structuredContent).toMatchObject({ rejected: expect.stringContaining('type errors'), diagnostics: [{ line: 1 }] });
+  });
+});
+
+describe('when `ptc mcp serve` runs as a real process on stdio', () => {
+  let client: Client;
+  const dir = mkdtempSync(join(tmpdir(), 'ptc-serve-'));
+  const trace = join(dir, 'serve.jsonl');
+  beforeAll(async () => {
+    const { cli } = await transpileProject();
+    client = new Client({ name: 'stdio-client', version: '1.0.0' });
+    await client.connect(
+      new StdioClientTransport({ command: process.execPath, args: ['--no-node-snapshot', cli, 'mcp', 'serve', '--isolation', 'isolate', '--trace', trace], stderr: 'pipe' }),
+    );
+  }, 60_000);
+
+  it('serves only run_code by default and runs a program against the example tools', async () => {
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name)).toEqual(['run_code']);
+    const r = (await client.callTool({ name: 'run_code', arguments: { code: 'const b = await tools.budget_get({ employeeId: "u-101" });\nreturn b?.monthlyLimitCents;' } })) as CallResult;
+    expect(r.structuredContent).toMatchObject({ result: 90000 });
+  });
+
+  it('writes a verifiable trace that ends when the client disconnects', async () => {
+    await client.close();
+    for (let i = 0; i < 50 && !readFileSync(trace, 'utf8').includes('"trace/end"'); i++) await new Promise((r) => setTimeout(r, 100));
+    const v = verifyTrace(readFileSync(trace, 'utf8'));
+    expect(v.problems).toEqual([]);
+    expect(v.events.some((e) => e.type === 'ptc/run-end')).toBe(true);
+  });
+});

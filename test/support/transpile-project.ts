@@ -1,0 +1,35 @@
+/**
+ * A runnable copy of the project's sources for tests that spawn `ptc` as a real process (an MCP
+ * client talking stdio to `ptc mcp serve`, exit codes of the binary): every source file
+ * transpiled by esbuild, file for file, under node_modules/.cache so bare imports resolve from
+ * the project's own node_modules. Much faster than a full `tsc` build.
+ */
+import { readdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { build } from 'esbuild';
+
+const FOLDERS = ['tools', 'codegen', 'bridge', 'runtime', 'cli', 'mcp', 'examples'];
+
+function sources(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+    const p = join(dir, e.name);
+    if (e.isDirectory()) return e.name === 'programs' || e.name === 'fixtures' || e.name === 'node_modules' ? [] : sources(p);
+    return e.name.endsWith('.ts') && !e.name.endsWith('.test.ts') && !e.name.endsWith('.test-d.ts') && !e.name.endsWith('.d.ts') ? [p] : [];
+  });
+}
+
+/** Transpiles the project once per test file; returns the path of the CLI entry. */
+export async function transpileProject(): Promise<{ root: string; cli: string }> {
+  const root = resolve('node_modules/.cache/ptc-test-build', String(process.pid));
+  await build({
+    entryPoints: ['index.ts', ...FOLDERS.flatMap((f) => sources(f))],
+    outdir: root,
+    outbase: '.',
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    bundle: false,
+    logLevel: 'silent',
+  });
+  return { root, cli: join(root, 'cli', 'main.js') };
+}

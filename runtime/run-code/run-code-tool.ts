@@ -11,7 +11,7 @@
  */
 import { checkCode, generateToolTypes, normalizeProgram, type CodeDiagnostic, type GeneratedToolTypes } from '../../codegen/index.js';
 import { openRunBridge, RunAbortedError, RunLimitError, type ChildCallRecord, type RunEnd, type RunReport } from '../../bridge/index.js';
-import { defineTool, type JsonValue, type Tool, type ToolExecContext, type ToolHost } from '../../tools/index.js';
+import { defineTool, type JsonValue, type ResultCard, type Tool, type ToolExecContext, type ToolHost } from '../../tools/index.js';
 import type { ProgramRunner, RunLimits, RunOutcome } from '../program-runner.js';
 import { runCodeDescription } from './description.js';
 import { RunCodeError } from './errors.js';
@@ -37,6 +37,13 @@ export interface RunCodeOptions {
   readonly host?: ToolHost;
   /** The tool's name (default `run_code`). */
   readonly name?: string;
+  /**
+   * Let the model pass `background: true`: the whole run becomes a job on the host and the call
+   * returns `{ kind: 'background', jobId }` at once; `job_read` later shows the run's value (or
+   * its rejection, or its error). The program's child calls still carry the run's token and
+   * parent call id and obey its limits; `job_kill` (or disposing the agent) aborts the run.
+   */
+  readonly background?: boolean;
 }
 
 /** A problem in the program found before it ran. */
@@ -188,11 +195,29 @@ export function createRunCodeTool(options: RunCodeOptions = {}): RunCodeTool {
     return { result: capped.result, logs: capped.logs, calls, stats, ...(diagnostics ? { diagnostics } : {}) };
   };
 
+  // Background runs: a job on the host; the run's own signal is the job's (it outlives the call).
+  const backgroundable = (args: { code: string; background?: boolean }, exec: ToolExecContext) => {
+    if (!args.background) return execute(args, exec);
+    return exec.host.jobs.start({
+      kind: 'run_code',
+      label: `run_code: ${args.code.trim().split('\n')[0]!.slice(0, 80)}`,
+      ...(exec.agent ? { owner: exec.agent } : {}),
+      run: ({ signal }) => execute({ code: args.code }, { ...exec, signal }),
+    });
+  };
+  const codeParam = { type: 'string', required: true, description: 'TypeScript: the body of an async function; `return` gives the result.' } as const;
+  const backgroundParams = {
+    code: codeParam,
+    background: { type: 'boolean', description: 'Run in the background: returns { kind: "background", jobId } at once; read the outcome with job_read.' },
+  } as const;
   const base = defineTool({
     name,
     description: runCodeDescription(limits, undefined),
-    parameters: { code: { type: 'string', required: true, description: 'TypeScript: the body of an async function; `return` gives the result.' } },
-    execute: execute as (args: { code: string }, exec: ToolExecContext) => Promise<never>,
+    // Without the option the model never sees a `background` parameter (the strict schema refuses it).
+    parameters: (options.background ? backgroundParams : { code: codeParam }) as typeof backgroundParams,
+    execute: (options.background ? backgroundable : execute) as (args: { code: string }, exec: ToolExecContext) => Promise<never>,
+    presentCall: (args) => ({ card: 'code', phase: 'pending', source: args.code, calls: [] }),
+    presentResult: (args, value) => presentRunCode(args.code, value as JsonValue),
   });
   const tool = Object.defineProperties(
     { ...base },
@@ -272,6 +297,17 @@ function programError(failure: Failure, modelLine: (l: number | undefined) => nu
     lines.push(`Last logs:\n${clip(tail, 2_000)}`);
   }
   return new RunCodeError(failure.kind, lines.join('\n'), details);
+}
+
+/** The result card of run_code: a job card for a background handle, else the code card (its calls are filled in by the session view). */
+function presentRunCode(source: string, value: JsonValue): ResultCard | undefined {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
+  if (value.kind === 'background' && typeof value.jobId === 'string') {
+    return { card: 'job', phase: 'result', label: 'run_code', jobKind: 'run_code', jobId: value.jobId, status: 'running' };
+  }
+  if (typeof value.rejected === 'string') return { card: 'code', phase: 'result', source, calls: [], outcome: 'error', preview: clip(value.rejected, 200) };
+  const result = JSON.stringify(value.result ?? null);
+  return { card: 'code', phase: 'result', source, calls: [], outcome: 'ok', preview: clip(result, 200) };
 }
 
 function clip(text: string, max: number): string {

@@ -15,4 +15,6 @@ export { transpileProgram } from './run-code/transpile.js';
 export type { TranspiledProgram, TranspileError } from './run-code/transpile.js';
 export type { GuestBridge, GuestCallOutcome, ProgramRunner, RunFailure, RunLimits, RunOutcome, RunRequest } from './program-runner.js';
 export { createIsolateRunner, RunRequestError } from './isolate/index.js';
-export type { IsolateRunner, IsolateRunnerOptions, IsolateRunnerStats, IsolateRunOutcome, LateCallEvent, RunStartup } from './isolate/index.js';
+export type { IsolateRunner, IsolateRunnerOptions, IsolateRunnerStats, IsolateRunOutcome, LateCallAwareBridge, LateCallEvent, RunStartup } from './isolate/index.js';
+export { createProcessRunner } from './sandbox-process/index.js';
+export type { ProcessEvent, ProcessRunner, ProcessRunnerOptions, ProcessRunnerStats, ProcessRunOutcome } from './sandbox-process/index.js';

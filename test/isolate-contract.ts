@@ -77,6 +77,12 @@ export function describeRunnerContract(label: string, makeRunner: () => ProgramR
         expect(injected.record.calls).toEqual([]);
       });
 
+      it('ends a program that awaits a promise nothing will settle, instead of hanging', async () => {
+        const f = failureOf((await runProgram(runner, 'await tools.echo({}); await new Promise(() => {}); return 1;')).outcome);
+        expect(f).toMatchObject({ kind: 'thrown', message: expect.stringMatching(/can never finish/) });
+        expect((await runProgram(runner, 'await new Promise(() => {});')).outcome.ok).toBe(false);
+      });
+
       it('gives each run a fresh global scope', async () => {
         await runProgram(runner, 'globalThis.leftover = 1; Object.prototype.polluted = 1; Array.prototype.push = null;');
         expect((await runProgram(runner, 'return [typeof leftover, ({}).polluted === undefined, typeof [].push];')).value).toEqual(['undefined', true, 'function']);

@@ -32,7 +32,8 @@
  *   `end`    ['return', json] | ['throw', message, line, column] | ['syntax', message]
  *            | ['limit', limitName, value, message]
  * The host calls the returned entry function: `entry('start', [js, toolNamesJson, capsJson])` once,
- * then `entry('deliver', [id, ok, jsonOrToolName, message, ...])` with call outcomes.
+ * then `entry('deliver', [id, ok, jsonOrToolName, message, ...])` with call outcomes. Each returns
+ * -1 once the program ended, else the number of its pending calls (0: it can never resume).
  */
 
 /** Lines the `AsyncFunction` constructor puts before the body (`(async function anonymous(\n) {\n`). */
@@ -279,6 +280,8 @@ ObjectDefineProperty(G, 'ToolCallError', { value: ToolCallError, writable: false
 
 // ---- calls -------------------------------------------------------------------------------------
 const pending = ObjectCreate(null);
+let pendingCount = 0;
+let ended = false;
 let nextId = 1;
 let queue = list();
 let flushScheduled = false;
@@ -311,6 +314,7 @@ function makeTool(name) {
       }
       const id = nextId++;
       pending[id] = { __proto__: null, resolve, reject, name };
+      pendingCount++;
       const at = queue.length;
       queue[at] = id; queue[at + 1] = name; queue[at + 2] = json;
       if (!flushScheduled) { flushScheduled = true; ReflectApply(PromiseThen, resolved, [flush]); }
@@ -325,6 +329,7 @@ function deliver(items) {
     const entry = pending[id];
     if (entry === undefined) continue;
     delete pending[id];
+    pendingCount--;
     if (items[i + 1] === 1) {
       let value;
       try { value = JSONParse(items[i + 2]); } catch { entry.reject(new ToolCallError(entry.name, 'The result of tools.' + entry.name + ' was not valid JSON.')); continue; }
@@ -368,9 +373,11 @@ function describeThrown(e) {
     message = ReflectApply(StringSlice, message, [0, caps.maxResultBytes]) + ' ... [message cut at maxResultBytes=' + caps.maxResultBytes + ']';
   }
   const where = typeof e === 'object' && e !== null ? locate(e) : [-1, -1];
+  ended = true;
   send('end', ['throw', message, where[0], where[1]]);
 }
 function onReturn(value) {
+  ended = true;
   let json;
   try {
     json = toJsonText(value, 'result', caps.resultCaps);
@@ -408,14 +415,19 @@ function start(data) {
   try {
     program = new AsyncFunction(js + '\n//# sourceURL=ptc-program.js');
   } catch (e) {
+    ended = true;
     send('end', ['syntax', shortMessage(e)]);
     return;
   }
   const promise = ReflectApply(program, undefined, []);
   ReflectApply(PromiseThen, promise, [onReturn, describeThrown]);
 }
+// Returns -1 once the program ended, else how many of its calls are still pending. The value is
+// computed before this call's microtasks run, so the host confirms a 0 with a later 'probe': 0
+// then means nothing can ever resume the program (there are no timers or other event sources).
 return function entry(op, data) {
   if (op === 'deliver') deliver(data);
   else if (op === 'start') start(data);
+  return ended ? -1 : pendingCount;
 };
 `;

@@ -30,6 +30,14 @@ export interface LateCallEvent {
   readonly reason: 'run-ended' | 'not-assigned';
 }
 
+/**
+ * A GuestBridge that also wants to hear about calls dropped because its run had ended (a leaked
+ * promise, or a sandbox process sending after the end). Optional: runners check for the method.
+ */
+export interface LateCallAwareBridge extends GuestBridge {
+  onLateCall?(event: LateCallEvent): void;
+}
+
 /** How a run got its isolate. */
 export interface RunStartup {
   readonly source: 'pool' | 'cold';
@@ -125,7 +133,7 @@ class IsolateRun {
           timeout: this.remainingCpuMs(),
         })
         .then(
-          () => this.checkCpu(),
+          (state) => this.afterSlice(state),
           (err: unknown) => this.onIsolateError(err),
         );
     });
@@ -147,6 +155,31 @@ class IsolateRun {
   private checkCpu(): void {
     if (this.settled) return;
     if (this.usedCpuMs() > this.request.limits.cpuMs) this.failCpu();
+  }
+
+  /**
+   * After guest code ran: check the CPU budget, and whether the program can still progress. A
+   * state of 0 (no pending call, not ended) was read before that slice's microtasks ran, so it
+   * is confirmed by a probe, which runs after them; a confirmed 0 means the program awaits a
+   * promise nothing will ever settle, and would otherwise hang until the wall deadline.
+   */
+  private afterSlice(state: unknown, probed = false): void {
+    this.checkCpu();
+    if (this.settled || state !== 0) return;
+    if (probed) {
+      this.finish({
+        kind: 'thrown',
+        message: 'The program can never finish: it awaits a promise that nothing will settle (no tool call is pending, and there are no timers).',
+      });
+      return;
+    }
+    setImmediate(() => {
+      if (this.settled) return;
+      this.prepared.entry.apply(undefined, ['probe', []], { arguments: { copy: true }, timeout: this.remainingCpuMs() }).then(
+        (next) => this.afterSlice(next, true),
+        (err: unknown) => this.onIsolateError(err),
+      );
+    });
   }
 
   private failCpu(): void {
@@ -191,7 +224,8 @@ class IsolateRun {
   }
 
   private late(kind: unknown, items: unknown): void {
-    const report = this.options.onLateCall;
+    const aware = this.bridge as LateCallAwareBridge;
+    const report = typeof aware.onLateCall === 'function' ? (event: LateCallEvent) => aware.onLateCall!(event) : this.options.onLateCall;
     if (report === undefined || kind !== 'calls' || !Array.isArray(items)) return;
     for (let i = 1; i < items.length; i += 3) {
       const name = items[i];
@@ -254,7 +288,7 @@ class IsolateRun {
     this.prepared.entry
       .apply(undefined, ['deliver', items], { arguments: { copy: true }, timeout: this.remainingCpuMs() })
       .then(
-        () => this.checkCpu(),
+        (state) => this.afterSlice(state),
         (err: unknown) => this.onIsolateError(err),
       );
   };

@@ -1,0 +1,156 @@
+/**
+ * A small pool of pre-started sandbox processes. A run takes an idle process (or starts one, up
+ * to `maxProcesses`, or waits its turn), and gives it back when its run ended cleanly; a process
+ * that passed a limit, crashed, misbehaved or served `maxRunsPerProcess` runs is killed instead,
+ * and the pool starts a replacement in the background so the next run finds a warm one.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { SandboxProcess } from './sandbox-process.js';
+import { resolveWorkerEntry } from './worker-entry.js';
+
+/** Options for {@link ProcessPool}. */
+export interface ProcessPoolOptions {
+  /** Idle processes kept ready. */
+  readonly size: number;
+  /** Processes alive at once (idle, busy and starting). */
+  readonly maxProcesses: number;
+  readonly memoryMb: number;
+  readonly startTimeoutMs: number;
+  readonly maxRunsPerProcess: number;
+  /** Worker script; resolved automatically when absent. */
+  readonly workerEntry?: string;
+  /** Observes process life: started, killed, exited. */
+  readonly onProcessEvent?: (event: ProcessEvent) => void;
+}
+
+/** A process lifecycle event, for logs and tests. */
+export interface ProcessEvent {
+  readonly kind: 'started' | 'exited';
+  readonly pid: number | undefined;
+  /** For `exited`: why the host killed it, or how it ended. */
+  readonly detail?: string;
+}
+
+interface Waiter {
+  readonly resolve: (process: SandboxProcess) => void;
+  readonly reject: (err: unknown) => void;
+}
+
+/** The pool; `acquire` hands out one process per run. */
+export class ProcessPool {
+  private readonly idle: SandboxProcess[] = [];
+  private readonly alive = new Set<SandboxProcess>();
+  private starting = 0;
+  private readonly waiters: Waiter[] = [];
+  private closed = false;
+  private cwd: string | undefined;
+
+  constructor(private readonly options: ProcessPoolOptions) {}
+
+  /** Idle processes now. */
+  get ready(): number {
+    return this.idle.length;
+  }
+
+  /** Processes alive now. */
+  get size(): number {
+    return this.alive.size;
+  }
+
+  /** An idle process, a new one, or the next one released. Rejects when the pool is closed or a start fails. */
+  async acquire(signal: AbortSignal): Promise<SandboxProcess> {
+    if (this.closed) throw new Error('the process runner is closed');
+    let process: SandboxProcess | undefined;
+    while ((process = this.idle.shift()) !== undefined && process.dead);
+    if (process !== undefined) {
+      this.refill();
+      return process;
+    }
+    if (this.alive.size + this.starting < this.options.maxProcesses) {
+      const started = await this.start();
+      this.refill();
+      return started;
+    }
+    return new Promise((resolve, reject) => {
+      const waiter: Waiter = {
+        resolve: (p) => {
+          signal.removeEventListener('abort', onAbort);
+          resolve(p);
+        },
+        reject,
+      };
+      const onAbort = () => {
+        const at = this.waiters.indexOf(waiter);
+        if (at >= 0) this.waiters.splice(at, 1);
+        reject(signal.reason ?? new Error('aborted'));
+      };
+      signal.addEventListener('abort', onAbort, { once: true });
+      this.waiters.push(waiter);
+    });
+  }
+
+  /** Returns a process after a clean run; kills it instead when it is worn out or dead. */
+  release(process: SandboxProcess): void {
+    if (process.dead) return;
+    if (this.closed || process.runs >= this.options.maxRunsPerProcess) {
+      process.kill(this.closed ? 'the runner closed' : `it served ${process.runs} runs`);
+      return;
+    }
+    process.onRunExit = undefined;
+    const waiter = this.waiters.shift();
+    if (waiter !== undefined) waiter.resolve(process);
+    else this.idle.push(process);
+  }
+
+  /** Resolves once `size` processes are idle (warm-up and benchmarks). */
+  async fill(): Promise<void> {
+    while (!this.closed && this.idle.length < this.options.size && this.alive.size + this.starting < this.options.maxProcesses) {
+      this.idle.push(await this.start());
+    }
+  }
+
+  /** Kills every process and fails waiting runs. */
+  close(): void {
+    this.closed = true;
+    for (const process of this.alive) process.kill('the runner closed');
+    this.idle.length = 0;
+    for (const waiter of this.waiters.splice(0)) waiter.reject(new Error('the process runner is closed'));
+    if (this.cwd !== undefined) rmSync(this.cwd, { recursive: true, force: true });
+  }
+
+  private refill(): void {
+    if (this.closed || this.idle.length + this.starting >= this.options.size + this.waiters.length) return;
+    if (this.alive.size + this.starting >= this.options.maxProcesses) return;
+    this.start().then(
+      (process) => this.release(process),
+      () => undefined,
+    );
+  }
+
+  private async start(): Promise<SandboxProcess> {
+    this.starting++;
+    try {
+      const entry = this.options.workerEntry ?? (await resolveWorkerEntry());
+      this.cwd ??= mkdtempSync(join(tmpdir(), 'ptc-sandbox-'));
+      const process = await SandboxProcess.spawn({ entry, cwd: this.cwd, memoryMb: this.options.memoryMb, startTimeoutMs: this.options.startTimeoutMs });
+      if (this.closed) {
+        process.kill('the runner closed');
+        throw new Error('the process runner is closed');
+      }
+      this.alive.add(process);
+      this.options.onProcessEvent?.({ kind: 'started', pid: process.pid });
+      process.onExit = (exit) => {
+        this.alive.delete(process);
+        const at = this.idle.indexOf(process);
+        if (at >= 0) this.idle.splice(at, 1);
+        this.options.onProcessEvent?.({ kind: 'exited', pid: process.pid, detail: exit.killedFor ?? (exit.signal ? `signal ${exit.signal}` : `exit code ${exit.code}`) });
+        this.refill();
+      };
+      return process;
+    } finally {
+      this.starting--;
+    }
+  }
+}

@@ -1,0 +1,306 @@
+/**
+ * The host half of one run in a sandbox process: relays the program's calls to the bridge and
+ * their outcomes back, and supervises the process while the run lasts.
+ *
+ * Trust: the sandbox process is assumed compromised. Every message is checked before anything
+ * reaches the bridge: it must be for this run (anything for another run, or after this run
+ * ended, is dropped and reported as a late call), calls must name a tool the program can see,
+ * with unique ids and arguments within `maxArgBytes`; logs count against `maxLogBytes`; the final
+ * outcome is rebuilt field by field (a limit's value is the host's, not the child's). A
+ * malformed message kills the process and ends the run as a crash.
+ *
+ * Supervision: resident memory (`rssMb`) and CPU time are read from /proc on a timer (a backstop
+ * behind the worker's own CPU limit, at twice the budget plus 500 ms). An abort resolves the run
+ * at once; the process gets `abortGraceMs` to confirm, or is killed. A process that passed a
+ * limit, died or misbehaved is never reused.
+ */
+import type { GuestBridge, GuestCallOutcome, RunFailure, RunLimits, RunOutcome, RunRequest } from '../program-runner.js';
+import type { LateCallAwareBridge, LateCallEvent } from '../isolate/index.js';
+import { describeExit, type SandboxExit, type SandboxProcess } from './sandbox-process.js';
+
+const LOG_LEVELS = new Set(['log', 'info', 'warn', 'error', 'debug']);
+const FAILURE_KINDS = new Set(['thrown', 'limit', 'crash', 'aborted']);
+const LIMIT_NAMES = new Set<keyof RunLimits>(['memoryMb', 'cpuMs', 'wallMs', 'maxCalls', 'maxInFlight', 'maxOutputBytes', 'maxLogBytes', 'maxArgBytes', 'maxArgDepth', 'maxArgNodes', 'maxResultBytes', 'rssMb']);
+const MAX_MESSAGE_CHARS = 16 * 1024;
+const OOM_PATTERN = /is_heap_oom = 1|heap out of memory|out-of-memory|Allocation failed|CALL_AND_RETRY_LAST|OOM/i;
+
+/** A process runner's outcome, with which process ran it. */
+export type ProcessRunOutcome = RunOutcome & { readonly pid: number | undefined };
+
+/** Options of one process run. */
+export interface ProcessRunOptions {
+  readonly runId: number;
+  readonly startedAt: number;
+  readonly pollMs: number;
+  readonly abortGraceMs: number;
+  readonly onLateCall?: (event: LateCallEvent) => void;
+  /** The run is over and the process may be reused (`reusable`) or was killed. */
+  readonly onProcessFree: (process: SandboxProcess, reusable: boolean) => void;
+}
+
+function utf8(text: string): number {
+  return Buffer.byteLength(text, 'utf8');
+}
+
+/** Runs `request` in `process`; never rejects. */
+export function executeProcessRun(process: SandboxProcess, request: RunRequest, bridge: GuestBridge, signal: AbortSignal, options: ProcessRunOptions): Promise<ProcessRunOutcome> {
+  return new ProcessRun(process, request, bridge, signal, options).start();
+}
+
+class ProcessRun {
+  private settled = false;
+  private finished = false; // the child confirmed the end, or was killed
+  private resolve!: (outcome: ProcessRunOutcome) => void;
+  private readonly seenIds = new Set<number>();
+  private readonly toolNames: Set<string>;
+  private results: (string | number)[] = [];
+  private resultsScheduled = false;
+  private logBytes = 0;
+  private baseCpuMs = 0;
+  private poll: NodeJS.Timeout | undefined;
+  private grace: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly process: SandboxProcess,
+    private readonly request: RunRequest,
+    private readonly bridge: GuestBridge,
+    private readonly signal: AbortSignal,
+    private readonly options: ProcessRunOptions,
+  ) {
+    this.toolNames = new Set(request.toolNames);
+  }
+
+  start(): Promise<ProcessRunOutcome> {
+    return new Promise((resolve) => {
+      this.resolve = resolve;
+      const { process, request } = this;
+      if (process.dead) {
+        this.settle({ kind: 'crash', message: 'The sandbox process was gone before the run started.' });
+        this.free(false);
+        return;
+      }
+      const { limits } = request;
+      process.setFrameCap(6 * Math.max(limits.maxArgBytes + (1 << 20), limits.maxLogBytes, limits.maxResultBytes) + 65_536);
+      process.onMessage = (message) => this.onMessage(message);
+      process.onRunExit = (exit) => this.onExit(exit);
+      process.runs++;
+      this.baseCpuMs = process.cpuMs() ?? 0;
+      this.signal.addEventListener('abort', this.onAbort, { once: true });
+      this.poll = setInterval(() => this.supervise(), this.options.pollMs);
+      this.poll.unref?.();
+      process.send({ t: 'run', runId: this.options.runId, request: { js: request.js, toolNames: request.toolNames, limits: request.limits, lineOffset: request.lineOffset } });
+      if (this.signal.aborted) this.onAbort();
+    });
+  }
+
+  private readonly onAbort = () => {
+    if (this.settled) return;
+    const reason: unknown = this.signal.reason;
+    const detail = reason instanceof Error && reason.name !== 'AbortError' && reason.message ? `: ${reason.message}` : typeof reason === 'string' && reason ? `: ${reason}` : ' by the host';
+    this.settle({ kind: 'aborted', message: `The run was aborted${detail}.` });
+    this.process.send({ t: 'abort', runId: this.options.runId });
+    this.grace = setTimeout(() => this.kill(`it did not stop within ${this.options.abortGraceMs} ms of an abort`), this.options.abortGraceMs);
+    this.grace.unref?.();
+  };
+
+  private supervise(): void {
+    if (this.finished) return;
+    const { limits } = this.request;
+    const rss = this.process.rssMb();
+    if (rss !== undefined && rss > limits.rssMb) {
+      this.settle({ kind: 'limit', limit: 'rssMb', value: limits.rssMb, message: `The sandbox process used more than rssMb=${limits.rssMb} MB of memory (${Math.round(rss)} MB) and was killed.` });
+      return this.kill(`resident memory ${Math.round(rss)} MB over rssMb=${limits.rssMb}`);
+    }
+    const cpu = this.process.cpuMs();
+    if (cpu !== undefined && cpu - this.baseCpuMs > 2 * limits.cpuMs + 500) {
+      this.settle({ kind: 'limit', limit: 'cpuMs', value: limits.cpuMs, message: `The program used more than cpuMs=${limits.cpuMs} ms of CPU time and its sandbox process was killed.` });
+      this.kill(`CPU time over cpuMs=${limits.cpuMs}`);
+    }
+  }
+
+  private kill(reason: string): void {
+    this.process.kill(reason);
+    this.free(false);
+  }
+
+  private onExit(exit: SandboxExit): void {
+    if (!this.settled) {
+      const { memoryMb } = this.request.limits;
+      if (exit.killedFor === undefined && OOM_PATTERN.test(exit.stderrTail)) {
+        this.settle({ kind: 'limit', limit: 'memoryMb', value: memoryMb, message: `The program ran out of memory (memoryMb=${memoryMb} MB); its sandbox process aborted (${describeExit(exit)}) and was replaced.` });
+      } else {
+        this.settle({ kind: 'crash', message: `The sandbox process ${exit.killedFor ? `was killed: ${exit.killedFor}` : `died (${describeExit(exit)})`}; it was replaced.` });
+      }
+    }
+    this.free(false);
+  }
+
+  private hostile(what: string): void {
+    this.settle({ kind: 'crash', message: `The sandbox process sent a malformed message (${what}); it was killed and replaced.` });
+    this.kill(`it sent a malformed message (${what})`);
+  }
+
+  private late(message: Record<string, unknown>, reason: LateCallEvent['reason']): void {
+    if (message.t !== 'calls' || !Array.isArray(message.items)) return;
+    const items = message.items as unknown[];
+    const lateBridge = this.bridge as LateCallAwareBridge;
+    for (let i = 1; i < items.length && i < 3 * 1000; i += 3) {
+      const event: LateCallEvent = { name: typeof items[i] === 'string' ? (items[i] as string).slice(0, 200) : '', reason };
+      try {
+        if (reason === 'run-ended' && typeof lateBridge.onLateCall === 'function') lateBridge.onLateCall(event);
+        else this.options.onLateCall?.(event);
+      } catch {
+        // a throwing observer must not break the host
+      }
+    }
+  }
+
+  private onMessage(message: Record<string, unknown>): void {
+    if (this.finished) {
+      // The run is over (the process is idle or being killed): nothing may arrive now.
+      this.late(message, message.runId === this.options.runId ? 'run-ended' : 'not-assigned');
+      this.process.kill('it sent a message after its run ended');
+      return;
+    }
+    if (message.runId !== this.options.runId) return this.late(message, 'not-assigned');
+    if (this.settled && message.t !== 'done') return this.late(message, 'run-ended');
+    switch (message.t) {
+      case 'calls':
+        return this.onCalls(message.items);
+      case 'log':
+        return this.onLog(message.level, message.text);
+      case 'done':
+        return this.onDone(message.outcome);
+      default:
+        return this.hostile('unknown message type');
+    }
+  }
+
+  private onCalls(items: unknown): void {
+    if (!Array.isArray(items) || items.length === 0 || items.length % 3 !== 0) return this.hostile('calls are not id, name, arguments triples');
+    const { maxArgBytes } = this.request.limits;
+    for (let i = 0; i < items.length; i += 3) {
+      const [id, name, argsJson] = [items[i], items[i + 1], items[i + 2]];
+      if (typeof id !== 'number' || !Number.isSafeInteger(id) || id < 1 || this.seenIds.has(id)) return this.hostile('a call id is not a new positive integer');
+      if (typeof name !== 'string' || !this.toolNames.has(name)) return this.hostile('a call names a tool the program cannot see');
+      if (typeof argsJson !== 'string' || argsJson.length > maxArgBytes || utf8(argsJson) > maxArgBytes) return this.hostile(`call arguments are not text within maxArgBytes=${maxArgBytes}`);
+      this.seenIds.add(id);
+    }
+    for (let i = 0; i < items.length; i += 3) {
+      const id = items[i] as number;
+      const name = items[i + 1] as string;
+      let pending: Promise<GuestCallOutcome>;
+      try {
+        pending = this.bridge.call(name, items[i + 2] as string);
+      } catch (err) {
+        pending = Promise.reject(err);
+      }
+      pending.then(
+        (outcome) => this.queueResult(id, outcome),
+        () => this.queueResult(id, { ok: false, toolName: name, message: `The host could not dispatch tools.${name}.` }),
+      );
+    }
+  }
+
+  private queueResult(id: number, outcome: GuestCallOutcome): void {
+    if (this.settled) return;
+    if (outcome?.ok === true && typeof outcome.json === 'string') this.results.push(id, 1, outcome.json, '');
+    else if (outcome?.ok === false) this.results.push(id, 0, String(outcome.toolName), String(outcome.message));
+    else this.results.push(id, 0, '', 'The host returned a malformed call outcome.');
+    if (!this.resultsScheduled) {
+      this.resultsScheduled = true;
+      setImmediate(this.flushResults);
+    }
+  }
+
+  private readonly flushResults = () => {
+    this.resultsScheduled = false;
+    if (this.settled || this.results.length === 0) return;
+    const items = this.results;
+    this.results = [];
+    this.process.send({ t: 'results', runId: this.options.runId, items });
+  };
+
+  private onLog(level: unknown, text: unknown): void {
+    if (typeof level !== 'string' || !LOG_LEVELS.has(level) || typeof text !== 'string') return this.hostile('a log line with a bad level or text');
+    const { maxLogBytes } = this.request.limits;
+    this.logBytes += text.length > maxLogBytes ? text.length : utf8(text);
+    if (this.logBytes > maxLogBytes) {
+      this.settle({ kind: 'limit', limit: 'maxLogBytes', value: maxLogBytes, message: `The program wrote more than maxLogBytes=${maxLogBytes} bytes of console output and was stopped.` });
+      return this.kill('console output over maxLogBytes');
+    }
+    try {
+      this.bridge.log(level as 'log', text);
+    } catch {
+      // the bridge's problem
+    }
+  }
+
+  private onDone(raw: unknown): void {
+    if (this.grace !== undefined) clearTimeout(this.grace);
+    const outcome = this.checkOutcome(raw);
+    if (outcome === undefined) return this.hostile('the run outcome has an unknown shape');
+    const { cpuMs } = outcome;
+    if (outcome.ok) this.settle(undefined, outcome.resultJson, cpuMs);
+    else this.settle(outcome.failure, undefined, cpuMs);
+    // A process whose program hit a limit or crashed its isolate is not trusted with another run.
+    const clean = outcome.ok || outcome.failure.kind === 'thrown' || outcome.failure.kind === 'aborted';
+    if (clean) this.free(true);
+    else this.kill(`its run ended with ${outcome.ok ? 'a result' : outcome.failure.kind}`);
+  }
+
+  private checkOutcome(raw: unknown): { ok: true; resultJson: string; cpuMs: number } | { ok: false; failure: RunFailure; cpuMs: number } | undefined {
+    if (raw === null || typeof raw !== 'object') return undefined;
+    const o = raw as Record<string, unknown>;
+    const cpuMs = typeof o.cpuMs === 'number' && Number.isFinite(o.cpuMs) && o.cpuMs >= 0 ? o.cpuMs : 0;
+    const { limits } = this.request;
+    if (o.ok === true) {
+      if (typeof o.resultJson !== 'string') return undefined;
+      if (o.resultJson.length > limits.maxResultBytes || utf8(o.resultJson) > limits.maxResultBytes) {
+        return { ok: false, failure: { kind: 'limit', limit: 'maxResultBytes', value: limits.maxResultBytes, message: `The returned value is larger than maxResultBytes=${limits.maxResultBytes} bytes as JSON.` }, cpuMs };
+      }
+      try {
+        JSON.parse(o.resultJson);
+      } catch {
+        return undefined;
+      }
+      return { ok: true, resultJson: o.resultJson, cpuMs };
+    }
+    const f = o.failure as Record<string, unknown> | null;
+    if (o.ok !== false || f === null || typeof f !== 'object' || typeof f.kind !== 'string' || !FAILURE_KINDS.has(f.kind) || typeof f.message !== 'string') return undefined;
+    const message = f.message.length > MAX_MESSAGE_CHARS ? `${f.message.slice(0, MAX_MESSAGE_CHARS)} ... [message cut]` : f.message;
+    switch (f.kind) {
+      case 'thrown': {
+        const line = typeof f.line === 'number' && Number.isSafeInteger(f.line) && f.line > 0 ? f.line : undefined;
+        const column = typeof f.column === 'number' && Number.isSafeInteger(f.column) && f.column > 0 ? f.column : undefined;
+        return { ok: false, failure: { kind: 'thrown', message, ...(line !== undefined ? { line } : {}), ...(line !== undefined && column !== undefined ? { column } : {}) }, cpuMs };
+      }
+      case 'limit': {
+        if (typeof f.limit !== 'string' || !LIMIT_NAMES.has(f.limit as keyof RunLimits)) return undefined;
+        const limit = f.limit as keyof RunLimits;
+        return { ok: false, failure: { kind: 'limit', limit, value: limits[limit], message }, cpuMs };
+      }
+      default:
+        return { ok: false, failure: { kind: f.kind as 'crash' | 'aborted', message }, cpuMs };
+    }
+  }
+
+  private settle(failure: RunFailure | undefined, resultJson?: string, cpuMs?: number): void {
+    if (this.settled) return;
+    this.settled = true;
+    if (this.poll !== undefined && failure?.kind !== 'aborted') clearInterval(this.poll);
+    this.signal.removeEventListener('abort', this.onAbort);
+    const used = cpuMs ?? Math.max(0, (this.process.cpuMs() ?? this.baseCpuMs) - this.baseCpuMs);
+    const stats = { cpuMs: used, wallMs: performance.now() - this.options.startedAt, pid: this.process.pid };
+    this.resolve(failure === undefined ? { ok: true, resultJson: resultJson ?? 'null', ...stats } : { ok: false, failure, ...stats });
+  }
+
+  private free(reusable: boolean): void {
+    if (this.finished) return;
+    this.finished = true;
+    if (this.poll !== undefined) clearInterval(this.poll);
+    if (this.grace !== undefined) clearTimeout(this.grace);
+    this.process.onRunExit = undefined;
+    this.options.onProcessFree(this.process, reusable && !this.process.dead);
+  }
+}

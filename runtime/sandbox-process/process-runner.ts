@@ -1,0 +1,113 @@
+/**
+ * `createProcessRunner`: the default isolation. Each program runs in a fresh isolate inside a
+ * pre-started sandbox process (`node --no-node-snapshot`, empty environment, empty working
+ * directory); tools, the pipeline and the run token stay in this process. The isolate is the
+ * language boundary, the process the fault boundary: a program that makes V8 abort (a huge
+ * `Array.fill` on Node 20), outgrows `rssMb`, or keeps burning CPU takes down only its sandbox
+ * process, which the host SIGKILLs and replaces, and the run ends with a failure naming what
+ * happened. The worker script is `worker.js` beside this module when built, or bundled on the
+ * fly by esbuild when running from the TypeScript sources (see worker-entry.ts).
+ */
+import type { GuestBridge, ProgramRunner, RunRequest } from '../program-runner.js';
+import { RunRequestError, validateRunRequest, type LateCallEvent } from '../isolate/index.js';
+import { ProcessPool, type ProcessEvent } from './process-pool.js';
+import { executeProcessRun, type ProcessRunOutcome } from './process-run.js';
+
+/** Options for {@link createProcessRunner}. */
+export interface ProcessRunnerOptions {
+  /** Idle sandbox processes kept ready. Default 1. */
+  readonly poolSize?: number;
+  /** Sandbox processes alive at once; further runs wait for one. Default 4. */
+  readonly maxProcesses?: number;
+  /** `memoryLimit` (MB) of each worker's warm isolate until a run asks for another. Default 64. */
+  readonly memoryMb?: number;
+  /** How often a busy process's RSS and CPU time are read, in ms. Default 25. */
+  readonly pollMs?: number;
+  /** After an abort, how long a process may take to stop before it is killed, in ms. Default 250. */
+  readonly abortGraceMs?: number;
+  /** How long a process may take to start, in ms. Default 15000. */
+  readonly startTimeoutMs?: number;
+  /** Runs a process serves before it is replaced. Default 100. */
+  readonly maxRunsPerProcess?: number;
+  /** The worker script (defaults to the one shipped beside this module). */
+  readonly workerEntry?: string;
+  /** A call arrived for no run this host assigned (a bridge's own `onLateCall` hears its run's late calls). */
+  readonly onLateCall?: (event: LateCallEvent) => void;
+  /** Process lifecycle events (started, exited with why). */
+  readonly onProcessEvent?: (event: ProcessEvent) => void;
+}
+
+/** Counters of the process runner. */
+export interface ProcessRunnerStats {
+  /** Idle processes now. */
+  readonly ready: number;
+  /** Processes alive now. */
+  readonly processes: number;
+  readonly active: number;
+}
+
+/** The sandbox-process runner, with warm-up and counters on top of {@link ProgramRunner}. */
+export interface ProcessRunner extends ProgramRunner {
+  run(request: RunRequest, bridge: GuestBridge, signal: AbortSignal): Promise<ProcessRunOutcome>;
+  /** Resolves once `poolSize` processes are started and idle. */
+  warmUp(): Promise<void>;
+  stats(): ProcessRunnerStats;
+}
+
+/** Creates the sandbox-process runner. */
+export function createProcessRunner(options: ProcessRunnerOptions = {}): ProcessRunner {
+  const maxProcesses = Math.max(1, Math.floor(options.maxProcesses ?? 4));
+  const pool = new ProcessPool({
+    size: Math.min(maxProcesses, Math.max(0, Math.floor(options.poolSize ?? 1))),
+    maxProcesses,
+    memoryMb: Math.max(8, options.memoryMb ?? 64),
+    startTimeoutMs: options.startTimeoutMs ?? 15_000,
+    maxRunsPerProcess: Math.max(1, options.maxRunsPerProcess ?? 100),
+    workerEntry: options.workerEntry,
+    onProcessEvent: options.onProcessEvent,
+  });
+  const active = new Set<AbortController>();
+  let closed = false;
+  let nextRunId = 1;
+
+  async function run(request: RunRequest, bridge: GuestBridge, signal: AbortSignal): Promise<ProcessRunOutcome> {
+    const startedAt = performance.now();
+    if (closed) throw new RunRequestError('runner', 'is closed');
+    validateRunRequest(request);
+    const local = new AbortController();
+    const combined = AbortSignal.any([signal, local.signal]);
+    active.add(local);
+    try {
+      if (combined.aborted) return { ok: false, failure: { kind: 'aborted', message: 'The run was aborted before it started.' }, cpuMs: 0, wallMs: 0, pid: undefined };
+      let process;
+      try {
+        process = await pool.acquire(combined);
+      } catch (err) {
+        const wallMs = performance.now() - startedAt;
+        if (combined.aborted) return { ok: false, failure: { kind: 'aborted', message: 'The run was aborted while waiting for a sandbox process.' }, cpuMs: 0, wallMs, pid: undefined };
+        return { ok: false, failure: { kind: 'crash', message: `No sandbox process could be started: ${err instanceof Error ? err.message : String(err)}` }, cpuMs: 0, wallMs, pid: undefined };
+      }
+      return await executeProcessRun(process, request, bridge, combined, {
+        runId: nextRunId++,
+        startedAt,
+        pollMs: Math.max(5, options.pollMs ?? 25),
+        abortGraceMs: Math.max(10, options.abortGraceMs ?? 250),
+        onLateCall: options.onLateCall,
+        onProcessFree: (p, reusable) => (reusable ? pool.release(p) : p.kill('its run ended badly')),
+      });
+    } finally {
+      active.delete(local);
+    }
+  }
+
+  return {
+    run,
+    warmUp: () => pool.fill(),
+    stats: () => ({ ready: pool.ready, processes: pool.size, active: active.size }),
+    async close() {
+      closed = true;
+      for (const controller of active) controller.abort(new Error('the runner was closed'));
+      pool.close();
+    },
+  };
+}

@@ -1,0 +1,180 @@
+/**
+ * One supervised sandbox process: spawned with an empty environment in an empty directory,
+ * spoken to over two pipes of length-prefixed frames (fd 3 host -> child, fd 4 child -> host),
+ * measured from `/proc` (resident memory and CPU time, never trusting what the child says about
+ * itself), and killed with SIGKILL. Everything it sends is untrusted: a frame over the cap or
+ * not JSON kills it.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import type { Readable, Writable } from 'node:stream';
+import { encodeFrame, FrameError, FrameReader } from './frames.js';
+
+/** How a sandbox process ended. */
+export interface SandboxExit {
+  readonly code: number | null;
+  readonly signal: NodeJS.Signals | null;
+  /** Why the host killed it, if it did. */
+  readonly killedFor: string | undefined;
+  /** The last lines the process wrote to stderr (V8 prints fatal errors there). */
+  readonly stderrTail: string;
+}
+
+/** Options for {@link SandboxProcess.spawn}. */
+export interface SandboxSpawnOptions {
+  readonly entry: string;
+  readonly cwd: string;
+  /** `memoryLimit` of the worker's warm isolate. */
+  readonly memoryMb: number;
+  readonly startTimeoutMs: number;
+}
+
+const STDERR_TAIL_BYTES = 4096;
+const PAGE_BYTES = 4096;
+const CLOCK_TICK_MS = 10;
+
+/** A child process running the sandbox worker. */
+export class SandboxProcess {
+  /** Receives each message from the child (set by the run that owns the process). */
+  onMessage: ((message: Record<string, unknown>) => void) | undefined;
+  /** Called once when the process has exited or been killed (the pool's hook). */
+  onExit: ((exit: SandboxExit) => void) | undefined;
+  /** Called once when the process has exited, before `onExit` (the current run's hook). */
+  onRunExit: ((exit: SandboxExit) => void) | undefined;
+  /** Runs started in this process. */
+  runs = 0;
+  private exited: SandboxExit | undefined;
+  private killedFor: string | undefined;
+  private stderrTail = '';
+  private frameCap = 64 * 1024;
+  private readonly input: Writable;
+
+  private constructor(private readonly child: ChildProcess) {
+    const stdio = child.stdio as unknown as [null, null, Readable, Writable, Readable];
+    this.input = stdio[3];
+    this.input.on('error', () => undefined);
+    stdio[2].on('data', (chunk: Buffer) => {
+      this.stderrTail = (this.stderrTail + chunk.toString('utf8')).slice(-STDERR_TAIL_BYTES);
+    });
+    const reader = new FrameReader(
+      () => this.frameCap,
+      (message) => this.onMessage?.(message),
+    );
+    stdio[4].on('data', (chunk: Buffer) => {
+      if (this.exited !== undefined || this.killedFor !== undefined) return;
+      try {
+        reader.push(chunk);
+      } catch (err) {
+        this.kill(`it sent a malformed message (${err instanceof FrameError ? err.message : String(err)})`);
+      }
+    });
+    stdio[4].on('error', () => undefined);
+    child.on('exit', (code, signal) => {
+      this.exited = { code, signal, killedFor: this.killedFor, stderrTail: this.stderrTail };
+      this.onRunExit?.(this.exited);
+      this.onExit?.(this.exited);
+    });
+  }
+
+  /** Starts a sandbox process and waits for its `ready` message. */
+  static spawn(options: SandboxSpawnOptions): Promise<SandboxProcess> {
+    const child = spawn(process.execPath, ['--no-node-snapshot', options.entry, String(options.memoryMb)], {
+      cwd: options.cwd,
+      env: {},
+      stdio: ['ignore', 'ignore', 'pipe', 'pipe', 'pipe'],
+      windowsHide: true,
+    });
+    const sandbox = new SandboxProcess(child);
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        sandbox.kill(`it did not start within ${options.startTimeoutMs} ms`);
+        reject(new Error(`the sandbox process did not start within ${options.startTimeoutMs} ms`));
+      }, options.startTimeoutMs);
+      child.once('error', (err) => {
+        clearTimeout(timer);
+        reject(err);
+      });
+      sandbox.onExit = (exit) => {
+        clearTimeout(timer);
+        reject(new Error(`the sandbox process exited while starting (${describeExit(exit)})`));
+      };
+      sandbox.onMessage = (message) => {
+        clearTimeout(timer);
+        sandbox.onMessage = undefined;
+        sandbox.onExit = undefined;
+        if (message.t === 'ready') resolve(sandbox);
+        else {
+          sandbox.kill('its first message was not "ready"');
+          reject(new Error('the sandbox process sent an unexpected first message'));
+        }
+      };
+    });
+  }
+
+  /** Process id. */
+  get pid(): number | undefined {
+    return this.child.pid;
+  }
+
+  /** True once the process exited or was killed. */
+  get dead(): boolean {
+    return this.exited !== undefined || this.killedFor !== undefined;
+  }
+
+  /** Largest frame the child may send now (set per run from its limits). */
+  setFrameCap(bytes: number): void {
+    this.frameCap = bytes;
+  }
+
+  /** Sends one message (dropped if the process is gone). */
+  send(message: unknown): void {
+    if (this.dead) return;
+    this.input.write(encodeFrame(message));
+  }
+
+  /** SIGKILLs the process, recording why. */
+  kill(reason: string): void {
+    if (this.exited !== undefined) return;
+    this.killedFor ??= reason;
+    try {
+      this.child.kill('SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
+
+  /** Resident memory in MB from /proc, or undefined where /proc is not available. */
+  rssMb(): number | undefined {
+    try {
+      const statm = readFileSync(`/proc/${this.child.pid}/statm`, 'utf8');
+      return (Number(statm.split(' ')[1]) * PAGE_BYTES) / (1024 * 1024);
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** User + system CPU time in ms from /proc, or undefined. */
+  cpuMs(): number | undefined {
+    try {
+      const stat = readFileSync(`/proc/${this.child.pid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      // fields[0] is the state (field 3); utime and stime are fields 14 and 15.
+      return (Number(fields[11]) + Number(fields[12])) * CLOCK_TICK_MS;
+    } catch {
+      return undefined;
+    }
+  }
+}
+
+/** A readable account of how a process ended. */
+export function describeExit(exit: SandboxExit): string {
+  const how = exit.signal ? `signal ${exit.signal}` : `exit code ${exit.code}`;
+  const line = exit.stderrTail
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l && !l.startsWith('at ') && !/^\d+: 0x/.test(l) && !l.startsWith('----') && !l.startsWith('<---'))
+    .slice(-2)
+    .join(' | ')
+    .slice(0, 300);
+  return line ? `${how}: ${line}` : how;
+}

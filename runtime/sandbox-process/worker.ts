@@ -1,0 +1,126 @@
+/**
+ * Entry of a sandbox process (`node --no-node-snapshot worker.js <memoryMb>`). It runs programs
+ * with the in-process isolate runner, one run at a time, and relays the guest's calls and
+ * console lines to the host over frames on fd 4; the host's replies arrive on fd 3. It holds no
+ * tool, token or secret: its environment is empty and its working directory an empty temp
+ * directory. When the host goes away (fd 3 closes) it exits.
+ */
+import net from 'node:net';
+import type { GuestBridge, GuestCallOutcome, RunRequest } from '../program-runner.js';
+import { createIsolateRunner } from '../isolate/index.js';
+import { encodeFrame, FrameReader } from './frames.js';
+
+/** Calls are sent in batches of at most this many bytes of arguments. */
+const CALL_BATCH_BYTES = 1 << 20;
+
+interface CurrentRun {
+  readonly runId: number;
+  readonly controller: AbortController;
+  readonly pending: Map<number, (outcome: GuestCallOutcome) => void>;
+  queue: (string | number)[];
+  queueBytes: number;
+  flushScheduled: boolean;
+  nextCallId: number;
+}
+
+const memoryMb = Number(process.argv[2]) > 0 ? Number(process.argv[2]) : 64;
+const runner = createIsolateRunner({
+  poolSize: 1,
+  memoryMb,
+  // isolated-vm: V8 lost control of an isolate (for instance out of memory). `process.exit`
+  // can hang behind the stuck isolate thread, so say why on stderr and end at once.
+  onCatastrophicError: (message) => {
+    process.stderr.write(`ptc-sandbox: catastrophic isolate error: ${message}\n`);
+    process.kill(process.pid, 'SIGKILL');
+  },
+});
+const input = new net.Socket({ fd: 3, readable: true, writable: false });
+const output = new net.Socket({ fd: 4, readable: false, writable: true });
+let current: CurrentRun | undefined;
+
+function send(message: unknown): void {
+  output.write(encodeFrame(message));
+}
+
+function flushCalls(run: CurrentRun): void {
+  run.flushScheduled = false;
+  if (run.queue.length === 0) return;
+  send({ t: 'calls', runId: run.runId, items: run.queue });
+  run.queue = [];
+  run.queueBytes = 0;
+}
+
+function bridgeFor(run: CurrentRun): GuestBridge {
+  return {
+    call(name, argsJson) {
+      return new Promise<GuestCallOutcome>((resolve) => {
+        const id = run.nextCallId++;
+        run.pending.set(id, resolve);
+        run.queue.push(id, name, argsJson);
+        run.queueBytes += argsJson.length + name.length + 16;
+        if (run.queueBytes >= CALL_BATCH_BYTES) flushCalls(run);
+        else if (!run.flushScheduled) {
+          run.flushScheduled = true;
+          queueMicrotask(() => flushCalls(run));
+        }
+      });
+    },
+    log(level, text) {
+      flushCalls(run);
+      send({ t: 'log', runId: run.runId, level, text });
+    },
+  };
+}
+
+function startRun(message: Record<string, unknown>): void {
+  const runId = message.runId as number;
+  if (current !== undefined) return;
+  const run: CurrentRun = { runId, controller: new AbortController(), pending: new Map(), queue: [], queueBytes: 0, flushScheduled: false, nextCallId: 1 };
+  current = run;
+  const request = message.request as RunRequest;
+  runner
+    .run(request, bridgeFor(run), run.controller.signal)
+    .then(
+      (outcome) => outcome,
+      (err: unknown) => ({ ok: false as const, failure: { kind: 'crash' as const, message: `Invalid run request: ${err instanceof Error ? err.message : String(err)}` }, cpuMs: 0, wallMs: 0 }),
+    )
+    .then((outcome) => {
+      flushCalls(run);
+      current = undefined;
+      send({ t: 'done', runId, outcome });
+    });
+}
+
+function deliver(message: Record<string, unknown>): void {
+  const run = current;
+  if (run === undefined || message.runId !== run.runId || !Array.isArray(message.items)) return;
+  const items = message.items as unknown[];
+  for (let i = 0; i + 3 < items.length; i += 4) {
+    const resolve = run.pending.get(items[i] as number);
+    if (resolve === undefined) continue;
+    run.pending.delete(items[i] as number);
+    resolve(items[i + 1] === 1 ? { ok: true, json: String(items[i + 2]) } : { ok: false, toolName: String(items[i + 2]), message: String(items[i + 3]) });
+  }
+}
+
+const reader = new FrameReader(
+  () => 0x7fffffff,
+  (message) => {
+    switch (message.t) {
+      case 'run':
+        return startRun(message);
+      case 'results':
+        return deliver(message);
+      case 'abort':
+        if (current !== undefined && message.runId === current.runId) current.controller.abort(new Error('aborted by the host'));
+        return;
+    }
+  },
+);
+input.on('data', (chunk: Buffer) => reader.push(chunk));
+input.on('end', () => process.exit(0));
+input.on('close', () => process.exit(0));
+output.on('error', () => process.exit(0));
+
+await runner.warmUp();
+send({ t: 'ready', pid: process.pid });

@@ -1,0 +1,170 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import type { LateCallEvent } from '../runtime/isolate/index.js';
+import { createProcessRunner, type ProcessEvent } from '../runtime/sandbox-process/index.js';
+import { describeRunnerContract } from './isolate-contract.js';
+import { assertHealthy, echoBridge, failureOf, runProgram, testLimits } from './isolate-harness.js';
+
+describeRunnerContract('sandbox-process runner', () => createProcessRunner({ poolSize: 1, maxProcesses: 2 }));
+
+describe('when a program takes down its sandbox process', () => {
+  const events: ProcessEvent[] = [];
+  const runner = createProcessRunner({ poolSize: 1, maxProcesses: 2, onProcessEvent: (e) => events.push(e) });
+  afterEach(() => assertHealthy(runner));
+  afterAll(() => runner.close());
+
+  it('survives a memory bomb that aborts V8 (new Array(1e9).fill(0)) and reports it as the memory limit', async () => {
+    const { outcome } = await runProgram(runner, 'new Array(1e9).fill(0); return 1;', { limits: { memoryMb: 32 } });
+    const f = failureOf(outcome);
+    expect(f).toMatchObject({ kind: 'limit', limit: 'memoryMb', value: 32 });
+    expect(f.message).toMatch(/ran out of memory/);
+    expect(events.some((e) => e.kind === 'exited')).toBe(true);
+  });
+
+  it('kills a process that passes rssMb and names the limit', async () => {
+    const { outcome } = await runProgram(runner, 'const keep = []; for (let i = 0; i < 400; i++) keep.push(new Float64Array(1 << 17).fill(i)); return keep.length;', {
+      limits: { memoryMb: 1024, rssMb: 150, cpuMs: 20_000 },
+    });
+    expect(failureOf(outcome)).toMatchObject({ kind: 'limit', limit: 'rssMb', value: 150 });
+  });
+
+  it('runs each program in a fresh process state after a kill (the next run works)', async () => {
+    const started = events.filter((e) => e.kind === 'started').length;
+    const { value } = await runProgram(runner, 'return (await tools.echo({ ok: true })).ok;');
+    expect(value).toBe(true);
+    expect(started).toBeGreaterThanOrEqual(2);
+  });
+});
+
+/**
+ * A stand-in worker that speaks the frame protocol but misbehaves as the program text says:
+ * the host must treat a compromised sandbox process as hostile.
+ */
+const HOSTILE_WORKER = String.raw`
+import net from 'node:net';
+import fs from 'node:fs';
+const input = new net.Socket({ fd: 3, readable: true, writable: false });
+const output = new net.Socket({ fd: 4, readable: false, writable: true });
+const frame = (m) => { const b = Buffer.from(JSON.stringify(m)); const h = Buffer.alloc(4); h.writeUInt32LE(b.length); output.write(Buffer.concat([h, b])); };
+const raw = (text) => { const b = Buffer.from(text); const h = Buffer.alloc(4); h.writeUInt32LE(b.length); output.write(Buffer.concat([h, b])); };
+let buf = Buffer.alloc(0);
+input.on('data', (chunk) => {
+  buf = Buffer.concat([buf, chunk]);
+  while (buf.length >= 4) {
+    const n = buf.readUInt32LE(0); if (buf.length < 4 + n) return;
+    const m = JSON.parse(buf.subarray(4, 4 + n).toString()); buf = buf.subarray(4 + n);
+    if (m.t !== 'run') continue;
+    const id = m.runId; const mode = m.request.js;
+    const done = (outcome) => frame({ t: 'done', runId: id, outcome: { cpuMs: 0, wallMs: 0, ...outcome } });
+    if (mode === 'env') done({ ok: true, resultJson: JSON.stringify({ env: Object.keys(process.env), cwd: fs.readdirSync(process.cwd()) }) });
+    else if (mode === 'garbage') raw('{not json');
+    else if (mode === 'oversize') { const h = Buffer.alloc(4); h.writeUInt32LE(0x7ffffff0); output.write(h); }
+    else if (mode === 'unknown-tool') frame({ t: 'calls', runId: id, items: [1, 'secret_tool', '{}'] });
+    else if (mode === 'big-args') frame({ t: 'calls', runId: id, items: [1, 'echo', JSON.stringify('x'.repeat(70000))] });
+    else if (mode === 'foreign') { frame({ t: 'calls', runId: id + 1000, items: [1, 'echo', '{}'] }); done({ ok: true, resultJson: '1' }); }
+    else if (mode === 'bad-outcome') done({ ok: true, resultJson: 42 });
+    else if (mode === 'lying-limit') done({ ok: false, failure: { kind: 'limit', limit: 'cpuMs', value: 999999, message: 'x' } });
+    else if (mode === 'exit') process.exit(3);
+    else if (mode === 'ignore-abort') { /* never answers */ }
+    else if (mode === 'late') { done({ ok: true, resultJson: '1' }); frame({ t: 'calls', runId: id, items: [1, 'echo', '{"late":true}'] }); }
+    else if (mode === 'spin') { for (;;) {} }
+  }
+});
+input.on('end', () => process.exit(0));
+frame({ t: 'ready', pid: process.pid });
+`;
+
+describe('when a sandbox process is compromised', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'ptc-hostile-'));
+  const entry = join(dir, 'hostile-worker.mjs');
+  writeFileSync(entry, HOSTILE_WORKER);
+  const late: LateCallEvent[] = [];
+  const events: ProcessEvent[] = [];
+  const runner = createProcessRunner({ poolSize: 0, maxProcesses: 2, workerEntry: entry, abortGraceMs: 100, onLateCall: (e) => late.push(e), onProcessEvent: (e) => events.push(e) });
+  afterAll(async () => {
+    await runner.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const run = (mode: string, signal?: AbortSignal) => runProgram(runner, mode, { signal, toolNames: ['echo'], limits: { cpuMs: 300 } });
+
+  it('starts it with an empty environment in an empty working directory', async () => {
+    const { value } = await run('env');
+    expect(value).toEqual({ env: [], cwd: [] });
+  });
+
+  it('kills it for a frame that is not JSON, or one over the frame cap, and reports a crash', async () => {
+    for (const mode of ['garbage', 'oversize']) {
+      const { outcome, record } = await run(mode);
+      expect(failureOf(outcome)).toMatchObject({ kind: 'crash', message: expect.stringMatching(/malformed message/) });
+      expect(record.calls).toEqual([]);
+    }
+  });
+
+  it('never relays a call for a tool the program cannot see, or with arguments over maxArgBytes', async () => {
+    for (const mode of ['unknown-tool', 'big-args']) {
+      const { outcome, record } = await run(mode);
+      expect(failureOf(outcome)).toMatchObject({ kind: 'crash', message: expect.stringMatching(/malformed message/) });
+      expect(record.calls).toEqual([]);
+    }
+  });
+
+  it('ignores and reports calls for another run, and calls after the run ended', async () => {
+    const foreign = await run('foreign');
+    expect(foreign.value).toBe(1);
+    expect(foreign.record.calls).toEqual([]);
+    const after = await run('late');
+    expect(after.value).toBe(1);
+    await new Promise((r) => setTimeout(r, 50));
+    expect(after.record.calls).toEqual([]);
+    expect(late.map((e) => e.name)).toEqual(['echo', 'echo']);
+  });
+
+  it('rejects an outcome of the wrong shape, and uses its own value for a limit', async () => {
+    expect(failureOf((await run('bad-outcome')).outcome)).toMatchObject({ kind: 'crash' });
+    expect(failureOf((await run('lying-limit')).outcome)).toMatchObject({ kind: 'limit', limit: 'cpuMs', value: 300 });
+  });
+
+  it('reports a process that dies during a run, naming its exit code', async () => {
+    expect(failureOf((await run('exit')).outcome)).toMatchObject({ kind: 'crash', message: expect.stringMatching(/exit code 3/) });
+  });
+
+  it('resolves an abort at once and kills a process that does not stop within the grace', async () => {
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 30);
+    const { outcome } = await run('ignore-abort', controller.signal);
+    expect(failureOf(outcome)).toMatchObject({ kind: 'aborted' });
+    await new Promise((r) => setTimeout(r, 300));
+    expect(events.some((e) => e.kind === 'exited' && /did not stop within 100 ms/.test(e.detail ?? ''))).toBe(true);
+  });
+
+  it('kills a process that burns CPU past its budget without answering', async () => {
+    expect(failureOf((await run('spin')).outcome)).toMatchObject({ kind: 'limit', limit: 'cpuMs', value: 300 });
+  });
+
+  it('stays usable after all of that', async () => {
+    expect((await run('env')).value).toEqual({ env: [], cwd: [] });
+    expect(runner.stats().processes).toBeLessThanOrEqual(2);
+  });
+});
+
+describe('when runs outnumber sandbox processes', () => {
+  const runner = createProcessRunner({ poolSize: 1, maxProcesses: 1 });
+  afterAll(() => runner.close());
+
+  it('queues them and runs each in turn', async () => {
+    const results = await Promise.all([1, 2, 3].map((n) => runProgram(runner, `await tools.wait({ ms: 20 }); return ${n};`)));
+    expect(results.map((r) => r.value)).toEqual([1, 2, 3]);
+    await assertHealthy(runner);
+  });
+
+  it('gives up waiting when the run is aborted', async () => {
+    const busy = runProgram(runner, 'await tools.wait({ ms: 300 }); return 1;');
+    const controller = new AbortController();
+    const waiting = runner.run({ js: 'return 2', toolNames: [], limits: testLimits() }, echoBridge().bridge, controller.signal);
+    setTimeout(() => controller.abort(), 50);
+    expect(failureOf(await waiting)).toMatchObject({ kind: 'aborted' });
+    expect((await busy).value).toBe(1);
+  });
+});

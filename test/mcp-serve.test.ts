@@ -85,7 +85,7 @@ describe('when `ptc mcp serve` runs as a real process on stdio', () => {
   const dir = mkdtempSync(join(tmpdir(), 'ptc-serve-'));
   const trace = join(dir, 'serve.jsonl');
   beforeAll(async () => {
-    const { cli } = await transpileProject();
+    const { cli } = await transpileProject('mcp-serve');
     client = new Client({ name: 'stdio-client', version: '1.0.0' });
     await client.connect(
       new StdioClientTransport({ command: process.execPath, args: ['--no-node-snapshot', cli, 'mcp', 'serve', '--isolation', 'isolate', '--trace', trace], stderr: 'pipe' }),

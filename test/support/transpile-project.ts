@@ -4,7 +4,7 @@
  * transpiled by esbuild, file for file, under node_modules/.cache so bare imports resolve from
  * the project's own node_modules. Much faster than a full `tsc` build.
  */
-import { readdirSync } from 'node:fs';
+import { readdirSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { build } from 'esbuild';
 
@@ -18,9 +18,10 @@ function sources(dir: string): string[] {
   });
 }
 
-/** Transpiles the project once per test file; returns the path of the CLI entry. */
-export async function transpileProject(): Promise<{ root: string; cli: string }> {
-  const root = resolve('node_modules/.cache/ptc-test-build', String(process.pid));
+/** Transpiles the project into a folder named for the caller (one per test file, reused across runs); returns the CLI entry. */
+export async function transpileProject(name: string): Promise<{ root: string; cli: string }> {
+  const root = resolve('node_modules/.cache/ptc-test-build', name);
+  rmSync(root, { recursive: true, force: true });
   await build({
     entryPoints: ['index.ts', ...FOLDERS.flatMap((f) => sources(f))],
     outdir: root,

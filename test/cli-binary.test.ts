@@ -1,0 +1,58 @@
+/**
+ * `ptc` as a real process (the project transpiled file for file): exit codes, stdout for data,
+ * stderr for diagnostics, and the default isolation (supervised sandbox processes).
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { transpileProject } from './support/transpile-project.js';
+
+let cli = '';
+const dir = mkdtempSync(join(tmpdir(), 'ptc-bin-'));
+const ptc = (...args: string[]) => {
+  const r = spawnSync(process.execPath, ['--no-node-snapshot', cli, ...args], { encoding: 'utf8', timeout: 60_000 });
+  return { code: r.status, out: r.stdout, err: r.stderr };
+};
+
+beforeAll(async () => {
+  cli = (await transpileProject('cli-binary')).cli;
+}, 60_000);
+
+describe('when ptc runs as a process', () => {
+  it('runs a bundled program in a sandbox process: result on stdout, logs on stderr, exit 0', () => {
+    const trace = join(dir, 'over.jsonl');
+    const r = ptc('run', 'examples/programs/over-budget.ts', '--trace', trace);
+    expect(r.code, r.err).toBe(0);
+    expect(JSON.parse(r.out).map((x: { id: string }) => x.id)).toEqual(['u-103', 'u-304', 'u-202', 'u-101']);
+    expect(r.err).toContain('│ checked 15 members');
+    const verify = ptc('trace', 'verify', trace);
+    expect(verify.code).toBe(0);
+    expect(verify.out).toMatch(/^ok: /);
+  });
+
+  it('exits 1 when the program fails and 2 on a usage error, with stdout empty', () => {
+    const bad = join(dir, 'bad.ts');
+    writeFileSync(bad, 'return tools.nope({});\n');
+    const failed = ptc('run', bad);
+    expect(failed.code).toBe(1);
+    expect(failed.out).toBe('');
+    expect(failed.err).toMatch(/bad\.ts:1:\d+: /);
+    const usage = ptc('run');
+    expect(usage.code).toBe(2);
+    expect(usage.err).toMatch(/missing required argument 'script'/);
+    expect(ptc('frobnicate').code).toBe(2);
+  });
+
+  it('exits 1 when a tampered trace fails verification', () => {
+    const trace = join(dir, 'lookup.jsonl');
+    expect(ptc('run', 'examples/programs/manager-lookup.ts', '--trace', trace).code).toBe(0);
+    const lines = readFileSync(trace, 'utf8').split('\n');
+    lines.splice(3, 1);
+    writeFileSync(trace, lines.join('\n'));
+    const r = ptc('trace', 'verify', trace);
+    expect(r.code).toBe(1);
+    expect(r.out).toMatch(/line 4: deleted/);
+  });
+});

@@ -209,6 +209,26 @@ describe('when the input is unusual', () => {
   });
 });
 
+describe('when the checker is configured or warmed', () => {
+  it('checks against ES2023 by default and against a given lib set when asked', () => {
+    const code = 'return [3, 1].toSorted().at(-1);';
+    expect(checker.check(code).ok).toBe(true);
+    const es5 = new CodeChecker(types, { lib: ['lib.es5.d.ts'] });
+    expect(es5.check(code).diagnostics.map((d) => d.code)).toContain(2550);
+  });
+
+  it('warms the shared library without declarations', () => {
+    expect(() => warmupCheckCode()).not.toThrow();
+    expect(new CodeChecker(types).check('return 1;').ok).toBe(true);
+  });
+
+  it('works again after dispose', () => {
+    const own = new CodeChecker(types).warmup();
+    own.dispose();
+    expect(own.check('await tools.nope();').ok).toBe(false);
+  });
+});
+
 describe('when the tool set changes', () => {
   it('checks against the new declarations, through the shared cache', () => {
     const before = generateToolTypes([defineTool({ name: 'a', description: 'A', execute: () => 1 })]);

@@ -3,11 +3,14 @@
  * TypeScript compiler, before it runs, and reports diagnostics at the model's own lines.
  *
  * Why it is shaped this way:
- * - Speed. Building a program from scratch costs ~100 ms and the first check in a process far
- *   more, so every declaration text gets one long-lived LanguageService (an LRU of a few), the
- *   standard library's parsed files are shared by all of them through one DocumentRegistry, and
- *   only the program file changes between checks. `warmupCheckCode` (or `new CodeChecker(...)
- *   .warmup()`) pays the first-check cost at creation time, off the request path.
+ * - Speed. Parsing and binding the standard library costs hundreds of milliseconds, so it is
+ *   done once per process and shared by every checker ({@link libSourceFile}); each declaration
+ *   text gets one long-lived {@link CodeChecker} (an LRU of a few for `checkCode`) that parses
+ *   it once; a check parses only the program and builds a Program from those cached parts with
+ *   the previous one as `oldProgram`. What remains per check is a fresh type checker resolving
+ *   what the program uses. (A LanguageService did the same work with more bookkeeping: its
+ *   document registry and host cache cost ~40% more per check.) `warmupCheckCode()` pays the
+ *   first-check cost (lib parse and bind) at creation time, off the request path.
  * - Strict where it protects the calls, lenient where it only adds friction (DESIGN "PTC
  *   mode"): `strict` (with `noImplicitAny`), but `useUnknownInCatchVariables` is off (an
  *   untyped `catch (e)` is fine) and neither `noUncheckedIndexedAccess` nor
@@ -22,10 +25,9 @@
  *   `await` and `return` check; a body that closes the wrapper early is reported as such.
  *   Nothing is resolved from disk: imports cannot pull declarations in.
  */
-import { readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
 import ts from 'typescript';
 import type { GeneratedToolTypes } from './generate-tool-types.js';
+import { LIB_FOLDER, libSourceFile, libText } from './lib-files.js';
 import { normalizeProgram } from './normalize-program.js';
 import { isLenientDiagnostic, rephraseDiagnostic } from './rephrase-diagnostic.js';
 
@@ -72,94 +74,75 @@ export const MAX_CHECKED_PROGRAM_CHARS = 200_000;
 /** Most diagnostics returned for one program; the rest are summarized in a last one. */
 export const MAX_DIAGNOSTICS = 50;
 
-const LIB_DIR = dirname(ts.getDefaultLibFilePath({}));
+const DECLARATIONS_FILE = '/ptc/tools.d.ts';
+const PROGRAM_FILE = '/ptc/program.ts';
 const PREFIX = 'async function __ptcProgram() {\n';
 const PREFIX_LINES = 1;
 const SUFFIX = '\n}\n';
 
-// Shared by every checker: lib texts are read once and parsed once per process.
-let checkerCount = 0;
-const libSnapshots = new Map<string, ts.IScriptSnapshot | null>();
-const documentRegistry = ts.createDocumentRegistry(true, '/');
-
-function libSnapshot(fileName: string): ts.IScriptSnapshot | undefined {
-  let snapshot = libSnapshots.get(fileName);
-  if (snapshot === undefined) {
-    try {
-      snapshot = ts.ScriptSnapshot.fromString(readFileSync(fileName, 'utf8'));
-    } catch {
-      snapshot = null;
-    }
-    libSnapshots.set(fileName, snapshot);
-  }
-  return snapshot ?? undefined;
-}
-
-function isLibFile(fileName: string): boolean {
-  return dirname(fileName) === LIB_DIR && /^lib\.[a-z0-9.]+\.d\.ts$/.test(fileName.slice(LIB_DIR.length + 1));
+/** Options of a {@link CodeChecker}. */
+export interface CodeCheckerOptions {
+  /** Lib file names (`lib.es2023.d.ts`, ...) instead of the default set. */
+  readonly lib?: readonly string[];
 }
 
 /**
  * A long-lived checker for one declaration text. Reuse it for every program checked against the
- * same tools; build a new one when the tools change. Not safe for concurrent use from several
- * threads (checks are synchronous, so one event loop is fine).
+ * same tools; build a new one when the tools change. Checks are synchronous.
+ *
+ * Each check builds a Program from cached parts (the lib and the declarations are parsed and
+ * bound once; only the program file is new) with the previous Program as `oldProgram`, and asks
+ * only for the program file's diagnostics.
  */
 export class CodeChecker {
   readonly declarations: string;
-  private service: ts.LanguageService | undefined;
-  private readonly host: ts.LanguageServiceHost;
-  private readonly declarationsSnapshot: ts.IScriptSnapshot;
-  private programText = PREFIX + SUFFIX;
-  private programVersion = 0;
   private readonly knownTools: readonly string[];
-  // Unique per checker: the shared DocumentRegistry keys documents by path and version.
-  private readonly declarationsFile: string;
-  private readonly programFile: string;
+  private readonly host: ts.CompilerHost;
+  private declarationsFile: ts.SourceFile | undefined;
+  private programText = PREFIX + SUFFIX;
+  private program: ts.Program | undefined;
 
-  /** Prepares the language service (cheap); the first {@link check} or {@link warmup} builds it. */
-  constructor(declarations: string | GeneratedToolTypes) {
+  private readonly options: ts.CompilerOptions;
+
+  /** Prepares the checker (cheap); the first {@link check} or {@link warmup} builds it. */
+  constructor(declarations: string | GeneratedToolTypes, options: CodeCheckerOptions = {}) {
+    this.options = options.lib ? { ...CHECK_COMPILER_OPTIONS, lib: [...options.lib] } : CHECK_COMPILER_OPTIONS;
     this.declarations = typeof declarations === 'string' ? declarations : declarations.declarations;
     this.knownTools = typeof declarations === 'string' ? [] : [...declarations.toolNames.keys()];
-    this.declarationsSnapshot = ts.ScriptSnapshot.fromString(this.declarations);
-    const id = ++checkerCount;
-    const DECLARATIONS_FILE = (this.declarationsFile = `/ptc/${id}/tools.d.ts`);
-    const PROGRAM_FILE = (this.programFile = `/ptc/${id}/program.ts`);
-    const host: ts.LanguageServiceHost = {
-      getCompilationSettings: () => CHECK_COMPILER_OPTIONS,
-      getScriptFileNames: () => [DECLARATIONS_FILE, PROGRAM_FILE],
-      getScriptVersion: (fileName) => (fileName === PROGRAM_FILE ? String(this.programVersion) : '0'),
-      getScriptSnapshot: (fileName) => {
-        if (fileName === PROGRAM_FILE) return ts.ScriptSnapshot.fromString(this.programText);
-        if (fileName === DECLARATIONS_FILE) return this.declarationsSnapshot;
-        return isLibFile(fileName) ? libSnapshot(fileName) : undefined;
+    this.host = {
+      getSourceFile: (fileName, options) => {
+        if (fileName === PROGRAM_FILE) return ts.createSourceFile(fileName, this.programText, options, false, ts.ScriptKind.TS);
+        if (fileName === DECLARATIONS_FILE) return (this.declarationsFile ??= ts.createSourceFile(fileName, this.declarations, options, false, ts.ScriptKind.TS));
+        return libSourceFile(fileName, options);
       },
+      getDefaultLibFileName: () => `${LIB_FOLDER}/lib.es2023.d.ts`,
+      getDefaultLibLocation: () => LIB_FOLDER,
+      writeFile: () => undefined,
       getCurrentDirectory: () => '/ptc',
-      getDefaultLibFileName: () => join(LIB_DIR, 'lib.es2023.d.ts'),
-      fileExists: (fileName) => fileName === PROGRAM_FILE || fileName === DECLARATIONS_FILE || (isLibFile(fileName) && libSnapshot(fileName) !== undefined),
-      readFile: (fileName) => {
-        if (fileName === PROGRAM_FILE) return this.programText;
-        if (fileName === DECLARATIONS_FILE) return this.declarations;
-        const snapshot = isLibFile(fileName) ? libSnapshot(fileName) : undefined;
-        return snapshot?.getText(0, snapshot.getLength());
-      },
-      getDirectories: () => [],
-      directoryExists: (dir) => dir === '/ptc' || dir === `/ptc/${id}` || dir === LIB_DIR,
+      getCanonicalFileName: (fileName) => fileName,
       useCaseSensitiveFileNames: () => true,
+      getNewLine: () => '\n',
+      fileExists: (fileName) => fileName === PROGRAM_FILE || fileName === DECLARATIONS_FILE || libText(fileName) !== undefined,
+      readFile: (fileName) => (fileName === PROGRAM_FILE ? this.programText : fileName === DECLARATIONS_FILE ? this.declarations : libText(fileName)),
+      directoryExists: (dir) => dir === '/ptc' || dir === LIB_FOLDER,
+      getDirectories: () => [],
     };
-    this.host = host;
   }
 
-  private languageService(): ts.LanguageService {
-    return (this.service ??= ts.createLanguageService(this.host, documentRegistry));
+  private buildProgram(text: string): ts.Program {
+    this.programText = text;
+    this.program = ts.createProgram({
+      rootNames: [DECLARATIONS_FILE, PROGRAM_FILE],
+      options: this.options,
+      host: this.host,
+      ...(this.program ? { oldProgram: this.program } : {}),
+    });
+    return this.program;
   }
 
-  /**
-   * Releases the language service (its documents leave the shared registry). A later check
-   * builds it again (cold), so dispose only checkers that are no longer used.
-   */
+  /** Drops the current program and checker (the shared lib stays parsed); the next check rebuilds them. */
   dispose(): void {
-    this.service?.dispose();
-    this.service = undefined;
+    this.program = undefined;
   }
 
   /** Builds the program and checker once, so the next check is warm. Returns this. */
@@ -170,8 +153,9 @@ export class CodeChecker {
 
   /** Diagnostics of the declaration text itself (empty for generated declarations). */
   declarationDiagnostics(): readonly ts.Diagnostic[] {
-    const service = this.languageService();
-    return [...service.getSyntacticDiagnostics(this.declarationsFile), ...service.getSemanticDiagnostics(this.declarationsFile)];
+    const program = this.program ?? this.buildProgram(this.programText);
+    const file = program.getSourceFile(DECLARATIONS_FILE)!;
+    return [...program.getSyntacticDiagnostics(file), ...program.getSemanticDiagnostics(file), ...program.getGlobalDiagnostics()];
   }
 
   /** Type-checks a program (any form {@link normalizeProgram} accepts). Never throws. */
@@ -181,14 +165,12 @@ export class CodeChecker {
       return fail(1, 1, `The program is too long to check (${code.length} characters; the limit is ${MAX_CHECKED_PROGRAM_CHARS}).`);
     }
     const { body, lineOffset } = normalizeProgram(code);
-    this.programText = PREFIX + body + SUFFIX;
-    this.programVersion++;
+    const program = this.buildProgram(PREFIX + body + SUFFIX);
     const bodyStart = PREFIX.length;
     const bodyEnd = PREFIX.length + body.length;
-    const service = this.languageService();
-    const raw: ts.Diagnostic[] = [...service.getSyntacticDiagnostics(this.programFile)];
-    if (raw.length === 0) raw.push(...service.getSemanticDiagnostics(this.programFile).filter((d) => !isLenientDiagnostic(d)));
-    const source = service.getProgram()?.getSourceFile(this.programFile);
+    const source = program.getSourceFile(PROGRAM_FILE);
+    const raw: ts.Diagnostic[] = [...program.getSyntacticDiagnostics(source)];
+    if (raw.length === 0) raw.push(...program.getSemanticDiagnostics(source).filter((d) => !isLenientDiagnostic(d)));
     const own: ts.Diagnostic[] = [];
     if (source && raw.length === 0) own.push(...escapedBody(source, bodyEnd));
 
@@ -280,7 +262,11 @@ export function checkCode(code: string, declarations: string | GeneratedToolType
   return checkerFor(declarations).check(code);
 }
 
-/** Builds (and caches) the checker for these declarations now, off the request path. */
-export function warmupCheckCode(declarations: string | GeneratedToolTypes): void {
-  checkerFor(declarations).warmup();
+/**
+ * Pays the cold cost now, off the request path: with declarations, builds (and caches) their
+ * checker and runs one check; without, parses and binds the shared standard library only.
+ */
+export function warmupCheckCode(declarations?: string | GeneratedToolTypes): void {
+  if (declarations === undefined) new CodeChecker('').warmup();
+  else checkerFor(declarations).warmup();
 }

@@ -11,7 +11,8 @@
 import { pathToFileURL } from 'node:url';
 import { realpathSync } from 'node:fs';
 import type { ContextAccounting, Size } from './context-accounting.js';
-import { examplePrograms, runExampleProgram } from './run-program.js';
+import { createRunCodeTool, type RunCodeTool } from '../runtime/index.js';
+import { examplePrograms, runExampleProgram, type ExampleProgram } from './run-program.js';
 
 /** One program's line in the report. */
 export interface DemoEntry {
@@ -27,30 +28,38 @@ export interface DemoEntry {
 /** Runs the demo; returns the entries (printing is separate, for tests). */
 export async function runDemo(options: { isolation?: 'process' | 'isolate' } = {}): Promise<DemoEntry[]> {
   const entries: DemoEntry[] = [];
-  for (const program of examplePrograms()) {
-    const approvals: string[] = [];
-    const run = await runExampleProgram(program.source, {
-      runCode: { isolation: options.isolation ?? 'process' },
-      approval: {
-        request: async ({ execution, reason }) => {
-          approvals.push(`${execution.toolName} ${JSON.stringify(execution.args)}: ${reason}`);
-          return 'allow-once';
-        },
-      },
-    });
-    const value = run.result.value as { result?: unknown; logs?: unknown; rejected?: string; diagnostics?: unknown } | undefined;
-    const question = program.source.split('\n').filter((l) => l.startsWith('//')).map((l) => l.slice(2).trim()).join(' ');
-    entries.push({
-      program: program.name,
-      question,
-      ok: !run.result.isError && value !== undefined && value.rejected === undefined,
-      result: run.result.isError ? run.result.error?.message : value?.rejected !== undefined ? value : value?.result,
-      logs: value?.logs ?? [],
-      approvals,
-      accounting: run.accounting,
-    });
+  // One run_code tool (one warm runner) for every program; each program gets a fresh host.
+  const tool = createRunCodeTool({ isolation: options.isolation ?? 'process' });
+  try {
+    for (const program of examplePrograms()) entries.push(await runOne(program, tool));
+  } finally {
+    await tool.close();
   }
   return entries;
+}
+
+async function runOne(program: ExampleProgram, tool: RunCodeTool): Promise<DemoEntry> {
+  const approvals: string[] = [];
+  const run = await runExampleProgram(program.source, {
+    tool,
+    approval: {
+      request: async ({ execution, reason }) => {
+        approvals.push(`${execution.toolName} ${JSON.stringify(execution.args)}: ${reason}`);
+        return 'allow-once';
+      },
+    },
+  });
+  const value = run.result.value as { result?: unknown; logs?: unknown; rejected?: string; diagnostics?: unknown } | undefined;
+  const question = program.source.split('\n').filter((l) => l.startsWith('//')).map((l) => l.slice(2).trim()).join(' ');
+  return {
+    program: program.name,
+    question,
+    ok: !run.result.isError && value !== undefined && value.rejected === undefined,
+    result: run.result.isError ? run.result.error?.message : value?.rejected !== undefined ? value : value?.result,
+    logs: value?.logs ?? [],
+    approvals,
+    accounting: run.accounting,
+  };
 }
 
 const n = (x: number) => x.toLocaleString('en-US');

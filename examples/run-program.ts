@@ -6,7 +6,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createRunCodeTool, type RunCodeOptions } from '../runtime/index.js';
+import { createRunCodeTool, type RunCodeOptions, type RunCodeTool } from '../runtime/index.js';
 import type { ApprovalChannel, ToolEvent, ToolResult } from '../tools/index.js';
 import { accountRun, type ContextAccounting } from './context-accounting.js';
 import { createHost } from './tools.js';
@@ -52,19 +52,22 @@ export interface ProgramRun {
 export interface RunExampleOptions {
   /** Approval channel for the example policy's `ask` (default: none, so asks fail closed). */
   readonly approval?: ApprovalChannel;
+  /** Options of the run_code tool created for this run (ignored when `tool` is given). */
   readonly runCode?: RunCodeOptions;
+  /** A run_code tool to reuse (its runner stays warm across programs); the caller closes it. */
+  readonly tool?: RunCodeTool;
 }
 
 /** Runs `source` through run_code on a fresh example host. */
 export async function runExampleProgram(source: string, options: RunExampleOptions = {}): Promise<ProgramRun> {
   const events: ToolEvent[] = [];
   const host = createHost({ onEvent: (e) => events.push(e), ...(options.approval ? { approval: options.approval } : {}) });
-  const runCode = createRunCodeTool({ ...options.runCode, host });
+  const runCode = options.tool ?? createRunCodeTool({ ...options.runCode, host });
   host.register(runCode);
   try {
-    const result = await host.call({ id: 'run-1', name: 'run_code', args: { code: source } }, { agent: { id: 'demo' } });
+    const result = await host.call({ id: 'run-1', name: runCode.name, args: { code: source } }, { agent: { id: 'demo' } });
     return { result, events, accounting: accountRun(events, 'run-1', source) };
   } finally {
-    await runCode.close();
+    if (!options.tool) await runCode.close();
   }
 }

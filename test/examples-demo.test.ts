@@ -5,7 +5,7 @@ import { MEMBERS } from '../examples/data/team.js';
 
 let entries: DemoEntry[] = [];
 const entry = (name: string) => entries.find((e) => e.program === name)!;
-const isolation = (process.env.PTC_DEMO_ISOLATION as 'process' | 'isolate' | undefined) ?? 'isolate';
+const isolation = (process.env.PTC_DEMO_ISOLATION as 'process' | 'isolate' | undefined) ?? 'process';
 
 beforeAll(async () => {
   entries = await runDemo({ isolation });

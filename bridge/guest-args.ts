@@ -55,7 +55,8 @@ function countNodes(value: JsonValue, cap: number): number {
 /** Checks the caps on the JSON text of one call's arguments and parses it into fresh plain JSON. */
 export function parseGuestArgs(toolName: string, argsJson: unknown, caps: ArgCaps): GuestArgs {
   if (typeof argsJson !== 'string') return { ok: false, message: `Arguments for "${toolName}" did not arrive as JSON text.` };
-  const text = argsJson === '' || argsJson === 'undefined' ? '{}' : argsJson;
+  // `tools.x()` and `tools.x(null)` mean "no arguments".
+  const text = argsJson === '' || argsJson === 'undefined' || argsJson === 'null' ? '{}' : argsJson;
   // UTF-8 takes at least one byte per UTF-16 unit, so a long string is over the cap before counting.
   const bytes = text.length > caps.maxArgBytes ? text.length : Buffer.byteLength(text, 'utf8');
   if (bytes > caps.maxArgBytes) {

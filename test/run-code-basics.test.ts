@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { runCodeHost, runnerModes } from './run-code-support.js';
-import type { RunCodeTool } from '../runtime/index.js';
+import { modeOptions, runCodeHost, runnerModes } from './run-code-support.js';
+import { createRunCodeTool, type RunCodeTool } from '../runtime/index.js';
 
 const opened: RunCodeTool[] = [];
 afterAll(async () => {
@@ -59,6 +59,17 @@ describe.each(runnerModes())('run_code (%s)', (mode) => {
       expect(schema.description).toContain('echo');
       expect(schema.description).not.toMatch(/run_code\s*\(/);
       expect(runCode.description).toContain('declare const tools');
+    });
+
+    it('never shows one run_code tool to another (no nested runs, no recursive descriptions)', async () => {
+      const { host, runCode } = setup();
+      const other = createRunCodeTool({ typecheck: 'off', name: 'run_code_2', host, ...modeOptions(mode) });
+      opened.push(other);
+      host.register(other);
+      expect(runCode.description).not.toContain('run_code_2');
+      expect(other.description).toContain('echo');
+      const r = await host.call({ id: 'x', name: 'run_code_2', args: { code: 'return typeof tools.run_code;' } });
+      expect(r.value).toMatchObject({ result: 'undefined' });
     });
   });
 });

@@ -109,6 +109,7 @@ export function runCodeHost(mode: 'isolate' | 'process' | 'vm', options: Omit<Ru
   const value = async (code: string): Promise<RunCodeValue> => {
     const result = await run(code);
     if (result.isError) throw new Error(`run_code failed: ${result.error?.message}`);
+    if (result.value && typeof result.value === 'object' && 'rejected' in result.value) throw new Error(`run_code rejected the program: ${JSON.stringify(result.value)}`);
     return result.value as unknown as RunCodeValue;
   };
   return { host, events, run, value, runCode, instrumented };

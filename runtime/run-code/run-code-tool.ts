@@ -98,6 +98,9 @@ export type RunCodeTool = Tool<{ code: string }, RunCodeValue | RunCodeRejected>
 
 const MAX_ERROR_CHARS = 4_000;
 
+/** Every run_code tool: none is ever visible to a program (no nested runs, no recursive descriptions). */
+const RUN_CODE_TOOLS = new WeakSet<object>();
+
 /** Creates the `run_code` tool. */
 export function createRunCodeTool(options: RunCodeOptions = {}): RunCodeTool {
   const limits = resolveRunLimits(options.limits);
@@ -110,11 +113,12 @@ export function createRunCodeTool(options: RunCodeOptions = {}): RunCodeTool {
   let runner: Promise<ProgramRunner> | undefined = options.runner ? Promise.resolve(options.runner) : undefined;
   let knownHost = options.host;
   let self: Tool | undefined;
+  let describing = false;
 
   // Declarations for the current visible tool set, regenerated when it changes.
   let cached: { tools: readonly Tool[]; types: GeneratedToolTypes } | undefined;
   const typesFor = (host: ToolHost): GeneratedToolTypes => {
-    const visible = host.tools().filter((t) => t !== self && t.name !== name);
+    const visible = host.tools().filter((t) => !RUN_CODE_TOOLS.has(t) && t.name !== name);
     if (cached && cached.tools.length === visible.length && cached.tools.every((t, i) => t === visible[i])) return cached.types;
     const types = generateToolTypes(visible);
     cached = { tools: visible, types };
@@ -225,11 +229,14 @@ export function createRunCodeTool(options: RunCodeOptions = {}): RunCodeTool {
       description: {
         enumerable: true,
         get: () => {
-          if (!knownHost) return base.description;
+          if (!knownHost || describing) return base.description;
+          describing = true;
           try {
             return runCodeDescription(limits, typesFor(knownHost).declarations);
           } catch {
             return base.description;
+          } finally {
+            describing = false;
           }
         },
       },
@@ -246,6 +253,7 @@ export function createRunCodeTool(options: RunCodeOptions = {}): RunCodeTool {
     },
   );
   self = Object.freeze(tool) as Tool;
+  RUN_CODE_TOOLS.add(self);
   return self as unknown as RunCodeTool;
 }
 

@@ -1,0 +1,97 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import type { GuestBridge, ProgramRunner, RunCodeTool } from '../runtime/index.js';
+import { modeOptions, runCodeHost, runnerModes } from './run-code-support.js';
+import { createRunCodeTool } from '../runtime/index.js';
+
+const opened: RunCodeTool[] = [];
+afterAll(async () => {
+  await Promise.all(opened.map((t) => t.close()));
+});
+
+describe.each(runnerModes())('run_code scheduling (%s)', (mode) => {
+  const setup = (options: Parameters<typeof runCodeHost>[1] = {}) => {
+    const s = runCodeHost(mode, options);
+    opened.push(s.runCode);
+    return s;
+  };
+
+  describe('when a program awaits calls together', () => {
+    it('overlaps them with Promise.all, bounded by maxInFlight', async () => {
+      const s = setup({ limits: { maxInFlight: 3 } });
+      const v = await s.value('return await Promise.all(Array.from({ length: 9 }, (_, i) => tools.wait({ ms: 20 + i })));');
+      expect(v.result).toEqual(Array.from({ length: 9 }, (_, i) => 20 + i));
+      expect(s.instrumented.maxInFlight).toBe(3);
+      expect(v.calls).toHaveLength(9);
+    });
+
+    it('keeps exclusive tools from overlapping any sibling', async () => {
+      const s = setup({ limits: { maxInFlight: 8 } });
+      const v = await s.value(`
+        const jobs = [];
+        for (let i = 0; i < 6; i++) {
+          jobs.push(tools.wait({ ms: 5 }));
+          jobs.push(tools.write({ key: "k" + i }));
+          jobs.push(tools.echo({ text: "e" + i }));
+        }
+        return (await Promise.all(jobs)).length;
+      `);
+      expect(v.result).toBe(18);
+      expect(s.instrumented.exclusiveOverlap).toBe(0);
+      expect(s.instrumented.maxInFlight).toBeGreaterThan(1);
+    });
+
+    it('keeps the isolate running while a call is pending', async () => {
+      const s = setup();
+      const v = await s.value(`
+        let spins = 0;
+        let done = false;
+        const p = tools.wait({ ms: 30 }).then(() => { done = true; });
+        while (!done && spins < 1000) { spins++; await null; await new Promise((r) => r(null)); if (spins % 10 === 0) await tools.echo({ text: String(spins) }); }
+        await p;
+        return spins > 0;
+      `);
+      expect(v.result).toBe(true);
+    });
+  });
+
+  describe('when a promise leaks past the end of the run', () => {
+    it('cancels the in-flight child, reports it, and never runs the follow-up call', async () => {
+      const s = setup();
+      const v = await s.value('tools.wait({ ms: 200 }).then(() => tools.echo({ text: "late" }));\nreturn "done";');
+      expect(v.result).toBe('done');
+      expect(v.calls).toEqual([expect.objectContaining({ tool: 'wait', settlement: expect.stringMatching(/may-have-completed|cancelled/) })]);
+      await new Promise((r) => setTimeout(r, 300));
+      expect(s.events.some((e) => e.type === 'tool/call' && e.toolName === 'echo')).toBe(false);
+    });
+
+    it('refuses and records a call a runner makes after the run ended', async () => {
+      const s = runCodeHost(mode);
+      opened.push(s.runCode);
+      let leaked: GuestBridge | undefined;
+      const inner = (modeOptions(mode).runner ?? undefined) as ProgramRunner | undefined;
+      const base = inner ?? (await loadRealRunner(mode));
+      const leaking: ProgramRunner = {
+        run: async (request, bridge, signal) => {
+          leaked = bridge;
+          return base.run(request, bridge, signal);
+        },
+        close: () => base.close(),
+      };
+      const tool = createRunCodeTool({ runner: leaking, name: 'run_leaky' });
+      s.host.register(tool);
+      const r = await s.host.call({ id: 'leaky_1', name: 'run_leaky', args: { code: 'return 1;' } });
+      expect(r.value).toMatchObject({ result: 1 });
+      const late = await leaked!.call('echo', '{"text":"after"}');
+      expect(late).toMatchObject({ ok: false, message: expect.stringContaining('refused') });
+      expect(s.events.filter((e) => e.type === 'ptc/call-refused')).toEqual([expect.objectContaining({ parentCallId: 'leaky_1', toolName: 'echo' })]);
+      expect(s.events.some((e) => e.type === 'tool/call' && e.toolName === 'echo')).toBe(false);
+      await base.close();
+    });
+  });
+});
+
+async function loadRealRunner(mode: string): Promise<ProgramRunner> {
+  const path = mode === 'process' ? '../runtime/sandbox-process/index.js' : '../runtime/isolate/index.js';
+  const mod = (await import(path)) as Record<string, () => ProgramRunner>;
+  return (mode === 'process' ? mod.createProcessRunner! : mod.createIsolateRunner!)();
+}

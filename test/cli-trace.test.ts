@@ -8,6 +8,7 @@ import { createHost } from '../examples/tools.js';
 import { registerBridgeRun } from './support/bridge-run.js';
 import { buildCallTree } from '../cli/trace/call-tree.js';
 import { renderHtml } from '../cli/trace/render-html.js';
+import { renderTree } from '../cli/trace/render-tree.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'ptc-trace-'));
 let tracePath = '';
@@ -95,6 +96,29 @@ describe('when showing a trace', () => {
     const r = await capture(['trace', 'show', hostile, '--no-color']);
     expect(r.out).not.toContain('\u001b');
     expect(r.out).not.toContain('\u0007');
+  });
+});
+
+describe('when a trace is hostile', () => {
+  const call = (callId: string, parent?: string) => ({ type: 'tool/call', callId, toolName: 't', args: {}, time: 1, origin: parent ? { kind: 'ptc', parentCallId: parent, tokenId: 'x' } : { kind: 'model' } });
+
+  it('shows calls whose parent links form a cycle instead of dropping them', () => {
+    const tree = buildCallTree([call('a', 'b'), call('b', 'a'), call('c')]);
+    expect(tree.roots.map((r) => r.callId).sort()).toEqual(['a', 'b', 'c']);
+  });
+
+  it('caps the nesting of parent links so rendering cannot overflow the stack', () => {
+    const events = [call('n0'), ...Array.from({ length: 5000 }, (_, i) => call(`n${i + 1}`, `n${i}`))];
+    const tree = buildCallTree(events);
+    expect(tree.roots.length).toBeGreaterThan(1);
+    expect(renderHtml(tree, { title: 'deep' })).toContain('</html>');
+  });
+
+  it('previews arguments nested deeper than JSON.stringify can go', () => {
+    let deep: unknown = 1;
+    for (let i = 0; i < 100_000; i++) deep = [deep];
+    const tree = buildCallTree([{ ...call('d'), args: deep }]);
+    expect(renderTree(tree)).toContain('[[[[');
   });
 });
 

@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { createTraceWriter, GENESIS_HASH, hashLine, tokenIdOf, verifyTrace, type ToolEvent } from '../tools/index.js';
+import { readdirSync, readFileSync } from 'node:fs';
+import { createTraceWriter, GENESIS_HASH, hashLine, readJsonl, tokenIdOf, verifyTrace, type ToolEvent } from '../tools/index.js';
+import { buildCallTree } from '../cli/trace/call-tree.js';
+import { renderHtml } from '../cli/trace/render-html.js';
+import { renderTree } from '../cli/trace/render-tree.js';
 import { createHost } from '../examples/tools.js';
 
 /** A real trace: example tools, a denial, a PTC-origin call, an approval, closed. */
@@ -127,5 +131,31 @@ describe('when a trace has been tampered with', () => {
       }),
       { numRuns: 300, seed: 42 },
     );
+  });
+});
+
+describe('when the checked-in sample logs are loaded', () => {
+  const dir = 'test/fixtures/session-logs';
+  it('verifies the ptc-trace/1 sample as intact', () => {
+    const v = verifyTrace(readFileSync(`${dir}/ptc-trace-1.jsonl`, 'utf8'));
+    expect(v.problems).toEqual([]);
+    expect(v.events.length).toBe(42);
+  });
+
+  it('reports every hostile or plain log without throwing, and never as intact', () => {
+    for (const file of readdirSync(dir).filter((f) => f.endsWith('.jsonl') && f !== 'ptc-trace-1.jsonl')) {
+      const v = verifyTrace(readFileSync(`${dir}/${file}`, 'utf8'));
+      expect(v.ok, file).toBe(false);
+      expect(v.problems.length, file).toBeGreaterThan(0);
+    }
+  });
+
+  it('builds a call tree and an HTML page from every sample without throwing', () => {
+    for (const file of readdirSync(dir).filter((f) => f.endsWith('.jsonl'))) {
+      const { events } = readJsonl(readFileSync(`${dir}/${file}`, 'utf8'));
+      const tree = buildCallTree(events);
+      expect(renderHtml(tree, { title: file })).toContain('</html>');
+      expect(typeof renderTree(tree)).toBe('string');
+    }
   });
 });

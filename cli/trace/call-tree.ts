@@ -59,6 +59,9 @@ export interface CallTree {
   readonly t1: number;
 }
 
+/** Deepest nesting of calls shown under their parent; deeper (or cyclic) ones are shown as roots. */
+const MAX_DEPTH = 16;
+
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
 const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
 const obj = (v: unknown): Record<string, unknown> | undefined => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined);
@@ -137,10 +140,37 @@ export function buildCallTree(events: readonly Record<string, unknown>[]): CallT
     }
   }
 
+  // Attach children to parents, but only along chains that end at a root within MAX_DEPTH:
+  // a hostile trace can make parent links cycle or nest deeper than any renderer recurses.
   const roots: CallNode[] = [];
+  const depthOf = new Map<CallNode, number>();
+  const depth = (node: CallNode): number => {
+    const chain: CallNode[] = [];
+    const seen = new Set<CallNode>();
+    let cur: CallNode | undefined = node;
+    let base = 0;
+    while (cur) {
+      const known = depthOf.get(cur);
+      if (known !== undefined) {
+        base = known;
+        break;
+      }
+      if (seen.has(cur) || chain.length > MAX_DEPTH) {
+        base = Infinity;
+        break;
+      }
+      seen.add(cur);
+      chain.push(cur);
+      const parent: CallNode | undefined = cur.parentCallId !== undefined ? byId.get(cur.parentCallId) : undefined;
+      cur = parent && parent !== cur ? parent : undefined;
+      if (!cur) base = -1;
+    }
+    for (let i = chain.length - 1; i >= 0; i--) depthOf.set(chain[i]!, (base = base + 1));
+    return depthOf.get(node)!;
+  };
   for (const node of order) {
     const parent = node.parentCallId !== undefined ? byId.get(node.parentCallId) : undefined;
-    if (parent && parent !== node) parent.children.push(node);
+    if (parent && parent !== node && depth(node) <= MAX_DEPTH) parent.children.push(node);
     else roots.push(node);
   }
   for (const [callId, e] of runEnds) {

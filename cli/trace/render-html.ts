@@ -8,6 +8,7 @@
  */
 import type { TraceVerification } from '../../tools/index.js';
 import { walkCalls, type CallNode, type CallTree } from './call-tree.js';
+import { previewJson } from './preview-json.js';
 import { decisionSummary } from './render-tree.js';
 
 /** Options of {@link renderHtml}. */
@@ -110,7 +111,7 @@ function timeline(calls: readonly CallNode[], refused: CallNode['refused'], from
 function treeHtml(nodes: readonly CallNode[], root = false): string {
   if (nodes.length === 0) return '';
   const items = nodes.map((n) => {
-    const args = JSON.stringify(n.args) ?? '';
+    const args = previewJson(n.args, 300);
     const outcome = `${n.outcome}${n.detail ? `: ${n.detail}` : ''}${n.durationMs !== undefined ? ` · ${n.durationMs} ms` : ''}`;
     const run = n.run ? ` <span class="run">run ${esc(n.run.outcome)}${n.run.limit ? ` (limit ${esc(n.run.limit)})` : ''}, ${n.run.calls} call(s), ${n.run.durationMs} ms</span>` : '';
     const refused = n.refused.map((r) => `<li class="call refused"><span class="late">refused late call ${esc(r.toolName)}</span>: ${esc(r.reason)}</li>`).join('');
@@ -118,7 +119,7 @@ function treeHtml(nodes: readonly CallNode[], root = false): string {
       `<li class="call ${n.outcome}" data-call-id="${esc(n.callId)}"><span class="tool">${esc(n.toolName)}</span> <span class="cid">${esc(n.callId)}</span>` +
       (n.mode ? ` <span class="mode ${n.mode === 'exclusive' ? 'exclusive' : ''}">${esc(n.mode)}</span>` : '') +
       (n.late ? ' <span class="late">late/revoked</span>' : '') +
-      ` <code class="args">${esc(args.length > 300 ? args.slice(0, 299) + '…' : args)}</code><br><span class="decision">${esc(decisionSummary(n))}</span> ⇒ <span class="outcome ${n.outcome}">${esc(outcome)}</span>${run}` +
+      ` <code class="args">${esc(args)}</code><br><span class="decision">${esc(decisionSummary(n))}</span> ⇒ <span class="outcome ${n.outcome}">${esc(outcome)}</span>${run}` +
       (n.children.length || refused ? `<ul class="tree">${treeHtml(n.children).replace(/^<ul class="tree">|<\/ul>$/g, '')}${refused}</ul>` : '') +
       `</li>`
     );

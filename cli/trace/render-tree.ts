@@ -4,6 +4,7 @@
  * refused calls are flagged. Colour only when asked (stdout is a terminal).
  */
 import type { CallNode, CallTree } from './call-tree.js';
+import { previewJson } from './preview-json.js';
 
 /** Options of {@link renderTree}. */
 export interface RenderTreeOptions {
@@ -36,10 +37,7 @@ export function renderTree(tree: CallTree, options: RenderTreeOptions = {}): str
   const paint = (code: number, s: string) => (options.color ? `\u001b[${code}m${s}\u001b[0m` : s);
   const width = options.argsWidth ?? 80;
   const out: string[] = [];
-  const argsText = (args: unknown) => {
-    const s = printable(JSON.stringify(args) ?? '');
-    return s.length > width ? `${s.slice(0, width - 1)}…` : s;
-  };
+  const argsText = (args: unknown) => printable(previewJson(args, width));
   const outcomeText = (n: CallNode) => {
     const ms = n.durationMs !== undefined ? ` ${n.durationMs} ms` : '';
     switch (n.outcome) {

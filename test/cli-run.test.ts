@@ -4,6 +4,7 @@ import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { verifyTrace } from '../tools/index.js';
 import { captureCli } from './support/capture-cli.js';
+import { approvalChannel } from '../cli/session-host.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'ptc-run-'));
 const iso = ['--isolation', 'isolate'];
@@ -103,6 +104,43 @@ describe('when a tools module of your own is given', () => {
     const r = await captureCli(['run', p, '--tools', mod, ...iso]);
     expect(r.code, r.err).toBe(0);
     expect(JSON.parse(r.out)).toBe(12);
+  });
+});
+
+describe('when MCP servers are imported with --mcp', () => {
+  it('lets the program call their tools next to the example tools, under the same policy', async () => {
+    const data = mkdtempSync(join(tmpdir(), 'ptc-run-mcp-'));
+    writeFileSync(join(data, 'team.txt'), 'u-101\nu-203\n');
+    const p = script(
+      'mcp.ts',
+      `const file = await tools.fs_read_text_file({ path: ${JSON.stringify(join(data, 'team.txt'))} });
+       const ids = file.content.split('\\n').filter(Boolean);
+       const people = await Promise.all(ids.map((id) => tools.team_get({ id })));
+       const echoed = await tools.everything_echo({ message: people.map((m) => m?.name).join(' & ') });
+       return echoed;`,
+    );
+    const r = await captureCli(['run', p, ...iso, '--mcp', `fs=${resolve('node_modules/.bin/mcp-server-filesystem')} ${data}`, '--mcp', `${resolve('node_modules/.bin/mcp-server-everything')} stdio`]);
+    expect(r.code, r.err).toBe(0);
+    expect(JSON.parse(r.out)).toBe('Echo: Lin Wei & Kofi Mensah');
+  }, 60_000);
+
+  it('exits 2 naming a server that does not start', async () => {
+    const r = await captureCli(['run', 'examples/programs/manager-lookup.ts', ...iso, '--mcp', 'ghost=/nonexistent/mcp-ghost']);
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/^ptc: MCP server "ghost" \(\/nonexistent\/mcp-ghost\) failed to start/);
+  });
+});
+
+describe('when --approve prompt has no terminal to ask on', () => {
+  it('denies: the ask fails closed', async () => {
+    const channel = approvalChannel('prompt')!;
+    const stdinTty = process.stdin.isTTY;
+    Object.defineProperty(process.stdin, 'isTTY', { value: false, configurable: true });
+    try {
+      await expect(channel.request({ execution: { callId: 'c', toolName: 't', args: {}, origin: { kind: 'model' } }, reason: 'r', signal: new AbortController().signal })).rejects.toThrow(/no terminal/);
+    } finally {
+      Object.defineProperty(process.stdin, 'isTTY', { value: stdinTty, configurable: true });
+    }
   });
 });
 

@@ -1,0 +1,114 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import type { RunCodeTool } from '../runtime/index.js';
+import { runCodeHost, runnerModes } from './run-code-support.js';
+
+const opened: RunCodeTool[] = [];
+afterAll(async () => {
+  await Promise.all(opened.map((t) => t.close()));
+});
+
+describe.each(runnerModes())('run_code limits (%s)', (mode) => {
+  const setup = (limits: Parameters<typeof runCodeHost>[1] extends infer O ? (O extends { limits?: infer L } ? L : never) : never) => {
+    const s = runCodeHost(mode, { typecheck: 'off', limits });
+    opened.push(s.runCode);
+    return s;
+  };
+  const healthy = async (s: ReturnType<typeof setup>) => {
+    expect((await s.value('return (await tools.echo({ text: "next run works" })).echoed;')).result).toBe('next run works');
+  };
+  const endsWith = async (s: ReturnType<typeof setup>, code: string, limit: string, value: number) => {
+    const r = await s.run(code);
+    expect(r.isError).toBe(true);
+    expect(r.error?.message).toContain(`${limit}=${value}`);
+    const end = s.events.filter((e) => e.type === 'ptc/run-end').at(-1);
+    expect(end).toMatchObject({ outcome: 'limit', limit: { name: limit, value } });
+    return r;
+  };
+
+  it('ends a synchronous infinite loop at cpuMs', async () => {
+    const s = setup({ cpuMs: 200 });
+    await endsWith(s, 'for (;;) {}', 'cpuMs', 200);
+    await healthy(s);
+  });
+
+  it('ends an endless microtask loop at cpuMs or wallMs', async () => {
+    const s = setup({ cpuMs: 200, wallMs: 2_000 });
+    const r = await s.run('for (;;) await null;');
+    expect(r.isError).toBe(true);
+    expect(r.error?.message).toMatch(/cpuMs=200|wallMs=2000/);
+    await healthy(s);
+  });
+
+  it('ends a run that outlives wallMs while awaiting a tool, and cancels the child', async () => {
+    const s = setup({ wallMs: 1_500 });
+    await s.value('return 0;'); // start the sandbox before the timed run
+    const r = await endsWith(s, 'await tools.wait({ ms: 5000 });\nreturn 1;', 'wallMs', 1500);
+    expect(r.error?.message).toMatch(/wait: (ok|error) \((may-have-completed|cancelled)\)/);
+    await healthy(s);
+  });
+
+  it('ends a call flood at maxCalls', async () => {
+    const s = setup({ maxCalls: 5 });
+    await endsWith(s, 'for (let i = 0; i < 100; i++) await tools.echo({ text: String(i) });', 'maxCalls', 5);
+    expect(s.events.filter((e) => e.type === 'tool/call' && e.toolName === 'echo')).toHaveLength(5);
+    await healthy(s);
+  });
+
+  it('ends an output flood at maxLogBytes', async () => {
+    const s = setup({ maxLogBytes: 1_000 });
+    await endsWith(s, 'for (let i = 0; i < 1e6; i++) console.log("flood " + i);', 'maxLogBytes', 1000);
+    await healthy(s);
+  });
+
+  it('ends a run whose result is over maxResultBytes', async () => {
+    const s = setup({ maxResultBytes: 1_000 });
+    await endsWith(s, 'return "x".repeat(5000);', 'maxResultBytes', 1000);
+    await healthy(s);
+  });
+
+  it('ends a memory bomb at memoryMb', async () => {
+    const s = setup({ memoryMb: 32 });
+    const r = await s.run('const keep = []; for (;;) keep.push(new Array(100000).fill(keep.length));');
+    expect(r.isError).toBe(true);
+    expect(r.error?.message).toMatch(/memoryMb=32|rssMb=/);
+    await healthy(s);
+  });
+
+  it('ends deep recursion as a thrown RangeError, not a crash', async () => {
+    const s = setup({});
+    const r = await s.run('const f = (n) => f(n + 1) + 1;\nreturn f(0);');
+    expect(r.isError).toBe(true);
+    expect(r.error?.message).toMatch(/RangeError|stack/i);
+    await healthy(s);
+  });
+
+  it('fails only the call whose arguments pass maxArgBytes, and the run goes on', async () => {
+    const s = setup({ maxArgBytes: 1_000 });
+    const v = await s.value('try { await tools.echo({ text: "x".repeat(5000) }); return "sent"; } catch (e) { return [e instanceof ToolCallError, e.message]; }');
+    expect(v.result).toEqual([true, expect.stringContaining('maxArgBytes=1000')]);
+  });
+
+  it('spills output over maxOutputBytes whole, with a handle the host can read', async () => {
+    const s = setup({ maxOutputBytes: 2_000 });
+    const v = await s.value('const rows = []; for (let i = 0; i < 2000; i++) rows.push({ i, name: "row " + i }); console.log("made rows"); return rows;');
+    const part = v.result as unknown as { spilled: { id: string; bytes: number }; head: string; tail: string };
+    expect(part.spilled.bytes).toBeGreaterThan(2_000);
+    const full = JSON.parse(s.runCode.spills.read(part.spilled.id)!) as unknown[];
+    expect(full).toHaveLength(2000);
+    expect(v.logs).toEqual(['made rows']);
+    expect(v.stats.returnedBytes).toBeLessThanOrEqual(2_000);
+    expect(v.stats.outputBytes).toBeGreaterThan(2_000);
+  });
+
+  it('aborts the run when the run_code call is aborted, cancelling its children', async () => {
+    const s = setup({});
+    await s.value('return 0;');
+    const controller = new AbortController();
+    const pending = s.run('await tools.wait({ ms: 5000 }); return 1;', controller.signal);
+    await new Promise((r) => setTimeout(r, 300));
+    controller.abort(new Error('user pressed stop'));
+    const r = await pending;
+    expect(r.isError).toBe(true);
+    await healthy(s);
+  });
+});

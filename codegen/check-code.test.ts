@@ -215,6 +215,8 @@ describe('when the checker is configured or warmed', () => {
     expect(checker.check(code).ok).toBe(true);
     const es5 = new CodeChecker(types, { lib: ['lib.es5.d.ts'] });
     expect(es5.check(code).diagnostics.map((d) => d.code)).toContain(2550);
+    // A missing lib name is not a host global: TypeScript's own hint stays.
+    expect(es5.check('return new Map();').diagnostics[0]!.message).toMatch(/^Cannot find name 'Map'\. Do you need to change your target library\?/);
   });
 
   it('warms the shared library without declarations', () => {

@@ -5,7 +5,8 @@
  */
 import ts from 'typescript';
 
-const HOST_GLOBAL_HINT = /Do you need to (install type definitions|change your target library)|Try `npm i --save-dev @types/;
+/** TypeScript suggesting Node's types: the name is a Node global. */
+const NODE_TYPES_HINT = /Do you need to install type definitions|Try `npm i --save-dev @types\//;
 const HOST_GLOBALS = new Set([
   'process', 'require', 'module', 'exports', 'Buffer', '__dirname', '__filename', 'global', 'globalThis.process',
   'fetch', 'window', 'document', 'navigator', 'location', 'localStorage', 'XMLHttpRequest', 'WebSocket',
@@ -33,7 +34,7 @@ export function isLenientDiagnostic(diagnostic: ts.Diagnostic): boolean {
 export function rephraseDiagnostic(diagnostic: ts.Diagnostic, toolNames: readonly string[]): string {
   const message = ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n');
   const missing = /^Cannot find name '([^']+)'/.exec(message);
-  if (missing && (HOST_GLOBAL_HINT.test(message) || HOST_GLOBALS.has(missing[1]!))) {
+  if (missing && (NODE_TYPES_HINT.test(message) || HOST_GLOBALS.has(missing[1]!))) {
     return `Cannot find name '${missing[1]}': programs run in a sandbox without Node.js or browser APIs (no process, require, fetch, timers or DOM). Reach the outside world only through \`tools\`.`;
   }
   if ((diagnostic.code === 2339 || diagnostic.code === 2551 || diagnostic.code === 7053) && /type 'Tools'/.test(message) && toolNames.length > 0) {

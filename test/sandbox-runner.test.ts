@@ -64,6 +64,7 @@ input.on('data', (chunk) => {
     else if (mode === 'unknown-tool') frame({ t: 'calls', runId: id, items: [1, 'secret_tool', '{}'] });
     else if (mode === 'big-args') frame({ t: 'calls', runId: id, items: [1, 'echo', JSON.stringify('x'.repeat(70000))] });
     else if (mode === 'foreign') { frame({ t: 'calls', runId: id + 1000, items: [1, 'echo', '{}'] }); done({ ok: true, resultJson: '1' }); }
+    else if (mode === 'replay') { frame({ t: 'calls', runId: id, items: [1, 'echo', '{"n":1}'] }); frame({ t: 'calls', runId: id, items: [1, 'echo', '{"n":2}'] }); }
     else if (mode === 'bad-outcome') done({ ok: true, resultJson: 42 });
     else if (mode === 'lying-limit') done({ ok: false, failure: { kind: 'limit', limit: 'cpuMs', value: 999999, message: 'x' } });
     else if (mode === 'exit') process.exit(3);
@@ -108,6 +109,12 @@ describe('when a sandbox process is compromised', () => {
       expect(failureOf(outcome)).toMatchObject({ kind: 'crash', message: expect.stringMatching(/malformed message/) });
       expect(record.calls).toEqual([]);
     }
+  });
+
+  it('relays a replayed call id once, then kills the process', async () => {
+    const { outcome, record } = await run('replay');
+    expect(failureOf(outcome)).toMatchObject({ kind: 'crash', message: expect.stringMatching(/call id/) });
+    expect(record.calls).toEqual([{ name: 'echo', argsJson: '{"n":1}' }]);
   });
 
   it('ignores and reports calls for another run, and calls after the run ended', async () => {

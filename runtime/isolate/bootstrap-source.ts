@@ -103,7 +103,10 @@ for (const name of ['Object', 'Function', 'Array', 'Number', 'parseFloat', 'pars
 }
 for (const key of ReflectOwnKeys(G)) {
   if (typeof key === 'string' && ALLOWED[key] === true) continue;
-  if (!ReflectDeleteProperty(G, key)) throw new ErrorCtor('bootstrap could not remove global ' + StringCtor(key));
+  if (ReflectDeleteProperty(G, key)) continue;
+  // Not configurable (a V8 flag such as --expose-gc can add one): overwrite it, or refuse to run.
+  try { G[key] = undefined; } catch { /* checked below */ }
+  if (G[key] !== undefined) throw new ErrorCtor('bootstrap could not remove global ' + StringCtor(key));
 }
 
 // ---- JSON conversion inside the isolate ------------------------------------------------------

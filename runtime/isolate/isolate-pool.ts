@@ -32,7 +32,11 @@ export class IsolatePool {
     return this.spares.length;
   }
 
-  /** A spare with this memory limit, or undefined (the caller creates one cold). Starts a refill. */
+  /**
+   * A spare with this memory limit, or undefined (the caller creates one cold). Does not refill:
+   * creating an isolate blocks this thread for a few ms, so the caller calls `refill()` once its
+   * run has ended, off the run's critical path.
+   */
   take(memoryMb: number): PreparedIsolate | undefined {
     if (memoryMb !== this.memoryMb) {
       this.memoryMb = memoryMb;
@@ -42,7 +46,6 @@ export class IsolatePool {
     while ((spare = this.spares.shift()) !== undefined) {
       if (!spare.isolate.isDisposed && spare.catastrophic === undefined) break;
     }
-    this.refill();
     return spare;
   }
 

@@ -120,6 +120,7 @@ export function createIsolateRunner(options: IsolateRunnerOptions = {}): Isolate
       return await executeRun(prepared, request, bridge, combined, { cpuPollMs, onLateCall: options.onLateCall, startedAt, source });
     } finally {
       active.delete(local);
+      pool.refill();
     }
   }
 

@@ -51,7 +51,8 @@ class ProcessRun {
   private settled = false;
   private finished = false; // the child confirmed the end, or was killed
   private resolve!: (outcome: ProcessRunOutcome) => void;
-  private readonly seenIds = new Set<number>();
+  /** Call ids only grow (the worker numbers calls in order): a replayed id is hostile. */
+  private lastId = 0;
   private readonly toolNames: Set<string>;
   private results: (string | number)[] = [];
   private resultsScheduled = false;
@@ -181,10 +182,10 @@ class ProcessRun {
     const { maxArgBytes } = this.request.limits;
     for (let i = 0; i < items.length; i += 3) {
       const [id, name, argsJson] = [items[i], items[i + 1], items[i + 2]];
-      if (typeof id !== 'number' || !Number.isSafeInteger(id) || id < 1 || this.seenIds.has(id)) return this.hostile('a call id is not a new positive integer');
+      if (typeof id !== 'number' || !Number.isSafeInteger(id) || id <= this.lastId) return this.hostile('a call id is not larger than the previous one');
       if (typeof name !== 'string' || !this.toolNames.has(name)) return this.hostile('a call names a tool the program cannot see');
       if (typeof argsJson !== 'string' || argsJson.length > maxArgBytes || utf8(argsJson) > maxArgBytes) return this.hostile(`call arguments are not text within maxArgBytes=${maxArgBytes}`);
-      this.seenIds.add(id);
+      this.lastId = id;
     }
     for (let i = 0; i < items.length; i += 3) {
       const id = items[i] as number;

@@ -210,6 +210,28 @@ describe('when the input is unusual', () => {
 });
 
 describe('when the checker is configured or warmed', () => {
+  it('knows the ES2023 features programs use', () => {
+    const code = `
+const text = 'a1b22c333';
+const nums = [...text.matchAll(/\\d+/g)].map((m) => Number(m[0]));
+const word = /(?<w>[a-z])/.exec(text)?.groups?.w;
+const back = Object.fromEntries(Object.entries({ a: 1 }));
+const map = new Map<string, number>([['a', 1]]);
+for (const [k, v] of map) console.log(k, v);
+for (const x of new Set([1, 2])) console.log(x);
+async function* gen() { yield 1; }
+for await (const g of gen()) console.log(g);
+function* g2() { yield 2; }
+const settled = await Promise.allSettled([Promise.resolve(1)]);
+const first = await Promise.any([Promise.resolve(2)]);
+const err = new Error('x', { cause: 1 });
+const n = (1234.5).toLocaleString('en-US', { maximumFractionDigits: 0 }) + new Intl.NumberFormat('en').format(3);
+const big = BigInt(10) * 2n;
+return [nums.at(-1), nums.toSorted(), nums.findLast((x) => x > 1), [[1]].flat(), Array.from(g2()), 'x'.replaceAll('x', 'y'),
+  Object.hasOwn(back, 'a'), word, settled, first, err.cause, n, big, Symbol('s').description, 'x'.padStart(3), new Date().toISOString()];`;
+    expect(checker.check(code)).toEqual({ ok: true, diagnostics: [] });
+  });
+
   it('checks against ES2023 by default and against a given lib set when asked', () => {
     const code = 'return [3, 1].toSorted().at(-1);';
     expect(checker.check(code).ok).toBe(true);

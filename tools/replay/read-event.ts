@@ -5,6 +5,7 @@
  * does not fit is reported as a problem naming the event type and field, never thrown.
  */
 import { toJson, type JsonValue } from '../json.js';
+import type { AgentRef } from '../types.js';
 import type {
   DecisionBy,
   EventOrigin,
@@ -53,8 +54,10 @@ function obj(o: Record<string, unknown>, key: string): Record<string, unknown> {
   if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new FieldError(`${key} is not an object`);
   return v as Record<string, unknown>;
 }
-function opt<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {
-  return (value === undefined ? {} : { [key]: value }) as { [P in K]?: V };
+/** Sets `key` on `target` only when `value` is defined (plain assignment: no spread, which is slow in V8). */
+function put<T extends object>(target: T, key: string, value: unknown): T {
+  if (value !== undefined) (target as Record<string, unknown>)[key] = value;
+  return target;
 }
 
 function origin(o: Record<string, unknown>): EventOrigin {
@@ -64,11 +67,10 @@ function origin(o: Record<string, unknown>): EventOrigin {
   if (kind === 'ptc') return { kind: 'ptc', parentCallId: str(raw, 'parentCallId'), tokenId: typeof own(raw, 'tokenId') === 'string' ? str(raw, 'tokenId') : '' };
   throw new FieldError('origin.kind is neither "model" nor "ptc"');
 }
-function agent(o: Record<string, unknown>, key = 'agent') {
+function agent(o: Record<string, unknown>, key = 'agent'): AgentRef | undefined {
   if (own(o, key) === undefined) return undefined;
   const raw = obj(o, key);
-  const name = optStr(raw, 'name');
-  return name === undefined ? { id: str(raw, 'id') } : { id: str(raw, 'id'), name };
+  return put({ id: str(raw, 'id') }, 'name', optStr(raw, 'name'));
 }
 function by(o: Record<string, unknown>): DecisionBy {
   const raw = obj(o, 'by');
@@ -77,64 +79,70 @@ function by(o: Record<string, unknown>): DecisionBy {
   if (kind === 'listener' || kind === 'guard') return { kind, index: num(raw, 'index') };
   throw new FieldError('by.kind is unknown');
 }
-function content(o: Record<string, unknown>) {
-  const raw = own(o, 'content');
-  if (!Array.isArray(raw)) throw new FieldError('content is not an array');
-  return json(o, 'content') as unknown as ToolResultEvent['content'];
+function optJson(o: Record<string, unknown>, key: string): JsonValue | undefined {
+  return own(o, key) === undefined ? undefined : json(o, key);
+}
+function optNum(o: Record<string, unknown>, key: string): number | undefined {
+  return own(o, key) === undefined ? undefined : num(o, key);
 }
 
-const stamp = (o: Record<string, unknown>) => ({ seq: num(o, 'seq'), time: num(o, 'time') });
-
-type Reader = (o: Record<string, unknown>) => ToolEvent;
+type Reader = (o: Record<string, unknown>, seq: number, time: number) => ToolEvent;
 
 const readers = new Map<string, Reader>([
-  ['tool/call', (o): ToolCallEvent => ({
-    ...stamp(o), type: 'tool/call', callId: str(o, 'callId'), toolName: str(o, 'toolName'), args: json(o, 'args'),
-    argsValid: own(o, 'argsValid') !== false, origin: origin(o), ...opt('agent', agent(o)),
-  })],
-  ['tool/decision', (o): ToolDecisionEvent => {
+  ['tool/call', (o, seq, time) => {
+    const event = { seq, time, type: 'tool/call', callId: str(o, 'callId'), toolName: str(o, 'toolName'), args: json(o, 'args'), argsValid: own(o, 'argsValid') !== false, origin: origin(o) };
+    return put(event, 'agent', agent(o)) as ToolCallEvent;
+  }],
+  ['tool/decision', (o, seq, time) => {
     const stage = own(o, 'stage') === 'approval' ? 'approval' : 'policy';
     const decision = own(o, 'decision');
     if (decision !== 'allow' && decision !== 'deny' && decision !== 'ask') throw new FieldError('decision is not allow, deny or ask');
-    return { ...stamp(o), type: 'tool/decision', callId: str(o, 'callId'), toolName: str(o, 'toolName'), stage, decision, by: by(o), ...opt('reason', optStr(o, 'reason')) };
+    const event = { seq, time, type: 'tool/decision', callId: str(o, 'callId'), toolName: str(o, 'toolName'), stage, decision, by: by(o) };
+    return put(event, 'reason', optStr(o, 'reason')) as ToolDecisionEvent;
   }],
-  ['tool/result', (o): ToolResultEvent => ({
-    ...stamp(o), type: 'tool/result', callId: str(o, 'callId'), toolName: str(o, 'toolName'), isError: own(o, 'isError') === true,
-    ...(own(o, 'value') !== undefined ? { value: json(o, 'value') } : {}),
-    content: content(o),
-    additionalContexts: (Array.isArray(own(o, 'additionalContexts')) ? (own(o, 'additionalContexts') as unknown[]).filter((c): c is string => typeof c === 'string') : []),
-    ...(own(o, 'denied') !== undefined ? { denied: json(o, 'denied') as unknown as ToolResultEvent['denied'] } : {}),
-    ...(own(o, 'blocked') !== undefined ? { blocked: json(o, 'blocked') as unknown as ToolResultEvent['blocked'] } : {}),
-    ...(own(o, 'error') !== undefined ? { error: json(o, 'error') as unknown as ToolResultEvent['error'] } : {}),
-    post: (Array.isArray(own(o, 'post')) ? json(o, 'post') : []) as unknown as ToolResultEvent['post'],
-    durationMs: typeof own(o, 'durationMs') === 'number' ? num(o, 'durationMs') : 0,
-  })],
-  ['tool/ptc-dispatch', (o): PtcDispatchEvent => ({ ...stamp(o), type: 'tool/ptc-dispatch', pairId: str(o, 'pairId'), toolName: str(o, 'toolName'), args: json(o, 'args') })],
-  ['ptc/run-start', (o): PtcRunStartEvent => ({ ...stamp(o), type: 'ptc/run-start', callId: str(o, 'callId'), tokenId: str(o, 'tokenId') })],
-  ['ptc/run-end', (o): PtcRunEndEvent => {
+  ['tool/result', (o, seq, time) => {
+    if (!Array.isArray(own(o, 'content'))) throw new FieldError('content is not an array');
+    const contexts = own(o, 'additionalContexts');
+    const event: Record<string, unknown> = { seq, time, type: 'tool/result', callId: str(o, 'callId'), toolName: str(o, 'toolName'), isError: own(o, 'isError') === true };
+    put(event, 'value', optJson(o, 'value'));
+    event.content = json(o, 'content');
+    event.additionalContexts = Array.isArray(contexts) ? contexts.filter((c): c is string => typeof c === 'string') : [];
+    put(event, 'denied', optJson(o, 'denied'));
+    put(event, 'blocked', optJson(o, 'blocked'));
+    put(event, 'error', optJson(o, 'error'));
+    event.post = Array.isArray(own(o, 'post')) ? json(o, 'post') : [];
+    event.durationMs = typeof own(o, 'durationMs') === 'number' ? num(o, 'durationMs') : 0;
+    return event as unknown as ToolResultEvent;
+  }],
+  ['tool/ptc-dispatch', (o, seq, time): PtcDispatchEvent => ({ seq, time, type: 'tool/ptc-dispatch', pairId: str(o, 'pairId'), toolName: str(o, 'toolName'), args: json(o, 'args') })],
+  ['ptc/run-start', (o, seq, time): PtcRunStartEvent => ({ seq, time, type: 'ptc/run-start', callId: str(o, 'callId'), tokenId: str(o, 'tokenId') })],
+  ['ptc/run-end', (o, seq, time) => {
     const outcome = own(o, 'outcome');
     if (outcome !== 'ok' && outcome !== 'thrown' && outcome !== 'limit' && outcome !== 'crash' && outcome !== 'aborted') throw new FieldError('outcome is unknown');
     const limit = own(o, 'limit') === undefined ? undefined : { name: str(obj(o, 'limit'), 'name'), value: num(obj(o, 'limit'), 'value') };
-    return { ...stamp(o), type: 'ptc/run-end', callId: str(o, 'callId'), tokenId: str(o, 'tokenId'), outcome, ...opt('limit', limit), calls: num(o, 'calls'), durationMs: num(o, 'durationMs') };
+    const event = { seq, time, type: 'ptc/run-end', callId: str(o, 'callId'), tokenId: str(o, 'tokenId'), outcome };
+    put(event, 'limit', limit);
+    return Object.assign(event, { calls: num(o, 'calls'), durationMs: num(o, 'durationMs') }) as PtcRunEndEvent;
   }],
-  ['ptc/call-refused', (o): PtcCallRefusedEvent => ({
-    ...stamp(o), type: 'ptc/call-refused', parentCallId: str(o, 'parentCallId'), tokenId: str(o, 'tokenId'), toolName: str(o, 'toolName'), reason: str(o, 'reason'),
+  ['ptc/call-refused', (o, seq, time): PtcCallRefusedEvent => ({
+    seq, time, type: 'ptc/call-refused', parentCallId: str(o, 'parentCallId'), tokenId: str(o, 'tokenId'), toolName: str(o, 'toolName'), reason: str(o, 'reason'),
   })],
-  ['job/start', (o): JobStartEvent => ({ ...stamp(o), type: 'job/start', jobId: str(o, 'jobId'), kind: str(o, 'kind'), label: str(o, 'label'), ...opt('owner', agent(o, 'owner')) })],
-  ['job/progress', (o): JobProgressEvent => {
+  ['job/start', (o, seq, time) => put({ seq, time, type: 'job/start', jobId: str(o, 'jobId'), kind: str(o, 'kind'), label: str(o, 'label') }, 'owner', agent(o, 'owner')) as JobStartEvent],
+  ['job/progress', (o, seq, time): JobProgressEvent => {
     const p = obj(o, 'progress');
-    const progress = { ...opt('message', optStr(p, 'message')), ...opt('done', own(p, 'done') === undefined ? undefined : num(p, 'done')), ...opt('total', own(p, 'total') === undefined ? undefined : num(p, 'total')) };
-    return { ...stamp(o), type: 'job/progress', jobId: str(o, 'jobId'), progress };
+    const progress = put(put(put({}, 'message', optStr(p, 'message')), 'done', optNum(p, 'done')), 'total', optNum(p, 'total'));
+    return { seq, time, type: 'job/progress', jobId: str(o, 'jobId'), progress };
   }],
-  ['job/end', (o): JobEndEvent => {
+  ['job/end', (o, seq, time) => {
     const status = own(o, 'status');
     if (status !== 'succeeded' && status !== 'failed' && status !== 'killed') throw new FieldError('status is unknown');
-    return {
-      ...stamp(o), type: 'job/end', jobId: str(o, 'jobId'), status,
-      ...(own(o, 'value') !== undefined ? { value: json(o, 'value') } : {}),
-      ...opt('error', optStr(o, 'error')),
-      outputBytes: num(o, 'outputBytes'), droppedBytes: num(o, 'droppedBytes'), durationMs: num(o, 'durationMs'),
-    };
+    const event: Record<string, unknown> = { seq, time, type: 'job/end', jobId: str(o, 'jobId'), status };
+    put(event, 'value', optJson(o, 'value'));
+    put(event, 'error', optStr(o, 'error'));
+    event.outputBytes = num(o, 'outputBytes');
+    event.droppedBytes = num(o, 'droppedBytes');
+    event.durationMs = num(o, 'durationMs');
+    return event as unknown as JobEndEvent;
   }],
 ]);
 
@@ -144,7 +152,7 @@ export function readEvent(raw: Record<string, unknown>): ReadEventResult {
   const reader = typeof type === 'string' ? readers.get(type) : undefined;
   if (!reader) return { ok: false, problem: `unknown event type ${JSON.stringify(typeof type === 'string' ? type.slice(0, 100) : String(type))}` };
   try {
-    return { ok: true, event: reader(raw) };
+    return { ok: true, event: reader(raw, num(raw, 'seq'), num(raw, 'time')) };
   } catch (err) {
     if (err instanceof FieldError) return { ok: false, problem: `${type as string}: ${err.message}` };
     return { ok: false, problem: `${type as string}: unreadable (${err instanceof Error ? err.message : String(err)})` };

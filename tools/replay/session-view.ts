@@ -8,7 +8,9 @@
  * generic one.
  *
  * Ids are model- and log-controlled strings, so every index is a `Map`: a call named
- * `__proto__` or `constructor` is just a call. A `snapshot()` is a fresh JSON value every time.
+ * `__proto__` or `constructor` is just a call. A `snapshot()` is built afresh every time; the
+ * leaf values it shares (args, results, job values, decisions) are deep-frozen, so a UI cannot
+ * change what the builder holds.
  * A value nested deeper than {@link MAX_VIEW_DEPTH} (args, a result, a job's value) is shown
  * as a placeholder string, live and on replay alike, so one absurd value cannot take the
  * whole view down with a stack overflow.
@@ -16,7 +18,7 @@
 import type { Tool } from '../define-tool.js';
 import type { AgentRef, ContentBlock, DeniedBy, ToolErrorKind } from '../types.js';
 import type { DecisionBy, EventOrigin, JobProgressInfo, ToolEvent } from '../events.js';
-import type { JsonValue } from '../json.js';
+import { deepFreeze, type JsonValue } from '../json.js';
 import { genericCard, type Card, type CodeChildCall, type PendingCard, type ResultCard } from '../cards/card-schema.js';
 import type { JobStatus } from '../jobs/job-manager.js';
 
@@ -103,8 +105,8 @@ export type PresenterSource = readonly Tool[] | { get(name: string): Tool | unde
 /** Nesting depth beyond which a value is replaced by a placeholder in the view. */
 export const MAX_VIEW_DEPTH = 256;
 
-/** The value itself, or a placeholder when it is nested deeper than {@link MAX_VIEW_DEPTH}. */
-function showable<T>(value: T): T | string {
+/** The value deep-frozen, or a placeholder when it is nested deeper than {@link MAX_VIEW_DEPTH}. */
+function showable<T extends JsonValue | readonly ContentBlock[]>(value: T): T | string {
   const stack: [unknown, number][] = [[value, 0]];
   while (stack.length > 0) {
     const [v, depth] = stack.pop()!;
@@ -112,7 +114,13 @@ function showable<T>(value: T): T | string {
     if (depth >= MAX_VIEW_DEPTH) return `[nested deeper than ${MAX_VIEW_DEPTH} levels: not shown]`;
     for (const child of Object.values(v)) stack.push([child, depth + 1]);
   }
-  return value;
+  return deepFreeze(value as JsonValue) as T;
+}
+
+/** Sets `key` only when `value` is defined (plain assignment: object spread is slow in V8). */
+function put<T extends object>(target: T, key: string, value: unknown): T {
+  if (value !== undefined) (target as Record<string, unknown>)[key] = value;
+  return target;
 }
 
 interface CallState {
@@ -174,15 +182,15 @@ export class SessionViewBuilder {
         const call: CallState = {
           callId: event.callId,
           toolName: event.toolName,
-          origin: event.origin,
-          ...(event.agent ? { agent: event.agent } : {}),
+          origin: Object.freeze(event.origin.kind === 'ptc' ? { kind: 'ptc', parentCallId: event.origin.parentCallId, tokenId: event.origin.tokenId } : { kind: 'model' }),
           args: showable(event.args),
           argsValid: event.argsValid,
           startedAt: event.time,
-          ...(dispatch ? { dispatch: { args: dispatch.args } } : {}),
           decisions: [],
           children: [],
         };
+        if (event.agent) call.agent = Object.freeze(put({ id: event.agent.id }, 'name', event.agent.name)); // a copy: the caller's object stays theirs
+        if (dispatch) call.dispatch = Object.freeze({ args: dispatch.args });
         const pending = event.argsValid ? this.tool(event.toolName)?.presentCall?.(call.args) : undefined;
         if (pending) call.pendingCard = pending;
         this.calls.set(call.callId, call);
@@ -192,23 +200,22 @@ export class SessionViewBuilder {
         return;
       }
       case 'tool/decision': {
-        const call = this.calls.get(event.callId);
-        call?.decisions.push({ stage: event.stage, decision: event.decision, by: event.by, ...(event.reason !== undefined ? { reason: event.reason } : {}) });
+        const decision = put({ stage: event.stage, decision: event.decision, by: event.by }, 'reason', event.reason);
+        this.calls.get(event.callId)?.decisions.push(deepFreeze(decision as unknown as JsonValue) as unknown as DecisionView);
         return;
       }
       case 'tool/result': {
         const call = this.calls.get(event.callId);
         if (!call || call.result) return;
-        call.result = {
-          isError: event.isError,
-          ...(event.value !== undefined ? { value: showable(event.value) } : {}),
-          content: showable(event.content) as ResultView['content'],
-          additionalContexts: event.additionalContexts,
-          ...(event.denied ? { denied: event.denied } : {}),
-          ...(event.blocked ? { blocked: event.blocked } : {}),
-          ...(event.error ? { error: event.error } : {}),
-          durationMs: event.durationMs,
-        };
+        const result: Record<string, unknown> = { isError: event.isError };
+        if (event.value !== undefined) result.value = showable(event.value);
+        result.content = showable(event.content);
+        result.additionalContexts = event.additionalContexts;
+        put(result, 'denied', event.denied);
+        put(result, 'blocked', event.blocked);
+        put(result, 'error', event.error);
+        result.durationMs = event.durationMs;
+        call.result = deepFreeze(result as JsonValue) as unknown as ResultView;
         if (!event.isError && event.value !== undefined && call.argsValid) {
           const card = this.tool(call.toolName)?.presentResult?.(call.args, event.value);
           if (card) call.resultCard = card;
@@ -224,34 +231,33 @@ export class SessionViewBuilder {
         const run = this.calls.get(event.callId)?.run;
         if (!run) return;
         run.outcome = event.outcome;
-        if (event.limit) run.limit = event.limit;
+        if (event.limit) run.limit = { name: event.limit.name, value: event.limit.value };
         run.calls = event.calls;
         return;
       }
       case 'ptc/call-refused':
-        this.calls.get(event.parentCallId)?.run?.refused.push({ toolName: event.toolName, reason: event.reason });
+        this.calls.get(event.parentCallId)?.run?.refused.push(Object.freeze({ toolName: event.toolName, reason: event.reason }));
         return;
       case 'job/start':
         if (!this.jobs.has(event.jobId)) {
-          this.jobs.set(event.jobId, { jobId: event.jobId, kind: event.kind, label: event.label, ...(event.owner ? { owner: event.owner } : {}), status: 'running' });
+          const job = put({ jobId: event.jobId, kind: event.kind, label: event.label }, 'owner', event.owner);
+          this.jobs.set(event.jobId, deepFreeze({ ...job, status: 'running' } as unknown as JsonValue) as unknown as JobView);
         }
         return;
       case 'job/progress': {
         const job = this.jobs.get(event.jobId);
-        if (job && job.status === 'running') this.jobs.set(event.jobId, { ...job, progress: event.progress });
+        if (job && job.status === 'running') this.jobs.set(event.jobId, deepFreeze({ ...job, progress: event.progress } as unknown as JsonValue) as unknown as JobView);
         return;
       }
       case 'job/end': {
         const job = this.jobs.get(event.jobId);
         if (!job || job.status !== 'running') return;
-        this.jobs.set(event.jobId, {
-          ...job,
-          status: event.status,
-          ...(event.value !== undefined ? { value: showable(event.value) } : {}),
-          ...(event.error !== undefined ? { error: event.error } : {}),
-          outputBytes: event.outputBytes,
-          droppedBytes: event.droppedBytes,
-        });
+        const ended: Record<string, unknown> = { ...job, status: event.status };
+        if (event.value !== undefined) ended.value = showable(event.value);
+        put(ended, 'error', event.error);
+        ended.outputBytes = event.outputBytes;
+        ended.droppedBytes = event.droppedBytes;
+        this.jobs.set(event.jobId, deepFreeze(ended as JsonValue) as unknown as JobView);
         return;
       }
       default:
@@ -259,13 +265,13 @@ export class SessionViewBuilder {
     }
   }
 
-  /** The session as shown now: a fresh plain value. */
+  /** The session as shown now: fresh containers over frozen leaf values. */
   snapshot(): SessionView {
-    return structuredClone({
+    return {
       calls: this.roots.map((id) => this.view(id, new Set())),
       jobs: [...this.jobs.values()],
       unmatchedDispatches: [...this.dispatches].map(([pairId, d]) => ({ pairId, toolName: d.toolName, args: d.args })),
-    });
+    };
   }
 
   private view(callId: string, path: Set<string>): CallView {
@@ -274,22 +280,19 @@ export class SessionViewBuilder {
     const children = call.children.filter((id) => !path.has(id)).map((id) => this.view(id, path));
     path.delete(callId);
     const status = statusOf(call);
-    return {
-      callId: call.callId,
-      toolName: call.toolName,
-      origin: call.origin,
-      ...(call.agent ? { agent: call.agent } : {}),
-      args: call.args,
-      argsValid: call.argsValid,
-      startedAt: call.startedAt,
-      ...(call.dispatch ? { dispatch: call.dispatch } : {}),
-      decisions: call.decisions,
-      status,
-      ...(call.result ? { result: call.result } : {}),
-      card: withChildren(cardOf(call, status), children),
-      ...(call.run ? { run: call.run } : {}),
-      children,
-    };
+    const view: Record<string, unknown> = { callId: call.callId, toolName: call.toolName, origin: call.origin };
+    put(view, 'agent', call.agent);
+    view.args = call.args;
+    view.argsValid = call.argsValid;
+    view.startedAt = call.startedAt;
+    put(view, 'dispatch', call.dispatch);
+    view.decisions = [...call.decisions];
+    view.status = status;
+    put(view, 'result', call.result);
+    view.card = withChildren(cardOf(call, status), children);
+    if (call.run) view.run = { ...call.run, refused: [...call.run.refused] };
+    view.children = children;
+    return view as unknown as CallView;
   }
 }
 

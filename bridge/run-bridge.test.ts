@@ -264,3 +264,12 @@ describe('when the run ends', () => {
     expect(bridge.stopReason?.message).toContain('user pressed stop');
   });
 });
+
+describe('when a runner reports a call it dropped after the run settled', () => {
+  it('records it as ptc/call-refused without dispatching anything', async () => {
+    const { bridge, events } = setup();
+    bridge.guest.onLateCall({ name: 'echo', reason: 'run-ended' });
+    expect(events.filter((e) => e.type === 'ptc/call-refused')).toEqual([expect.objectContaining({ toolName: 'echo', tokenId: bridge.tokenId, reason: expect.stringContaining('run-ended') })]);
+    expect(events.some((e) => e.type === 'tool/call')).toBe(false);
+  });
+});

@@ -80,6 +80,8 @@ export interface RunBridge {
   readonly guest: {
     call(name: string, argsJson: string): Promise<ChildOutcome>;
     log(level: LogLevel, text: string): void;
+    /** A runner dropped a call that arrived after the run settled: recorded as `ptc/call-refused`. */
+    onLateCall(event: { readonly name: string; readonly reason: string }): void;
   };
   /** Give this to the runner: aborted on a limit, on the parent's abort, and at close. */
   readonly signal: AbortSignal;
@@ -157,15 +159,21 @@ export function openRunBridge(options: RunBridgeOptions): RunBridge {
 
   host.emit({ type: 'ptc/run-start', callId: parentCallId, tokenId });
 
+  const recordRefusal = (name: unknown, reason: string) => {
+    host.emit({ type: 'ptc/call-refused', parentCallId, tokenId, toolName: safeName(name), reason });
+  };
   const refuseLate = (name: string): ChildOutcome => {
     const reason = stopReason ? `the run already ended (${stopReason.message})` : 'the run already ended; its token is revoked';
-    host.emit({ type: 'ptc/call-refused', parentCallId, tokenId, toolName: String(name).slice(0, 200), reason });
-    return guestFailure(String(name).slice(0, 200), `The call to "${String(name).slice(0, 200)}" was refused: ${reason}.`);
+    recordRefusal(name, reason);
+    return guestFailure(safeName(name), `The call to "${safeName(name)}" was refused: ${reason}.`);
+  };
+  const onLateCall = (event: { readonly name: string; readonly reason: string }) => {
+    recordRefusal(event?.name, `the run already ended; the runner dropped the call (${String(event?.reason).slice(0, 50)})`);
   };
 
   const call = async (name: string, argsJson: string): Promise<ChildOutcome> => {
     if (revoked) return refuseLate(name);
-    const label = typeof name === 'string' ? name.slice(0, 200) : String(name);
+    const label = safeName(name);
     const id = `${parentCallId}/${runTag}.${++dispatched}`;
     if (dispatched > limits.maxCalls) {
       stop(new RunLimitError('maxCalls', limits.maxCalls, `the program made more than ${limits.maxCalls} tool calls`));
@@ -246,7 +254,7 @@ export function openRunBridge(options: RunBridgeOptions): RunBridge {
   };
 
   return {
-    guest: { call, log },
+    guest: { call, log, onLateCall },
     signal: runAbort.signal,
     tokenId,
     get stopReason() {
@@ -254,6 +262,10 @@ export function openRunBridge(options: RunBridgeOptions): RunBridge {
     },
     close,
   };
+}
+
+function safeName(name: unknown): string {
+  return typeof name === 'string' ? name.slice(0, 200) : '(not a name)';
 }
 
 async function waitForSettled(calls: ChildCalls, graceMs: number): Promise<void> {

@@ -64,6 +64,25 @@ describe.each(runnerModes())('run_code scheduling (%s)', (mode) => {
       expect(s.events.some((e) => e.type === 'tool/call' && e.toolName === 'echo')).toBe(false);
     });
 
+    it('refuses and records a call the program makes after it returned', async () => {
+      const s = setup({ typecheck: 'off' });
+      const v = await s.value(`
+        (async () => { for (let i = 0; i < 20; i++) await null; await tools.echo({ text: "late" }); })();
+        Promise.resolve().then(() => tools.echo({ text: "late too" }));
+        return "returned";
+      `);
+      expect(v.result).toBe('returned');
+      await new Promise((r) => setTimeout(r, 200));
+      const executed = s.events.filter((e) => e.type === 'tool/result' && e.toolName === 'echo');
+      const refused = s.events.filter((e) => e.type === 'ptc/call-refused');
+      expect(executed).toHaveLength(0);
+      expect(v.calls).toEqual([]);
+      // Whether the stray calls are made before the isolate is disposed is a race; when one is,
+      // the runner drops it and the bridge records the refusal. Either way none runs.
+      expect(refused.length).toBeLessThanOrEqual(2);
+      for (const event of refused) expect(event).toMatchObject({ parentCallId: 'run_1', toolName: 'echo', reason: expect.stringContaining('ended') });
+    });
+
     it('refuses and records a call a runner makes after the run ended', async () => {
       const s = runCodeHost(mode);
       opened.push(s.runCode);

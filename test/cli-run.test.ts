@@ -57,6 +57,16 @@ describe('when running a program with the bundled example tools', () => {
   });
 });
 
+describe('when the output is over maxOutputBytes', () => {
+  it('prints it whole: the spill protects a model context, not a terminal', async () => {
+    const p = script('big.ts', 'console.log("many");\nreturn Array.from({ length: 5000 }, (_, i) => ({ i, pad: "x".repeat(20) }));\n');
+    const r = await captureCli(['run', p, ...iso]);
+    expect(r.code, r.err).toBe(0);
+    expect(JSON.parse(r.out)).toHaveLength(5000);
+    expect(r.err).toContain('printed whole');
+  });
+});
+
 describe('when the program is wrong', () => {
   it('exits 1 with type errors as file:line:col diagnostics, without running it', async () => {
     const p = script('typo.ts', 'const m = await tools.team_get({ id: 42 });\nreturn m;\n');

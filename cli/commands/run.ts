@@ -6,7 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import type { RunCodeRejected, RunCodeValue } from '../../runtime/index.js';
+import type { RunCodeRejected, RunCodeTool, RunCodeValue } from '../../runtime/index.js';
 import type { ToolEvent } from '../../tools/index.js';
 import { CliError, EXIT } from '../errors.js';
 import { buildSessionHost, parseApprove, parseIsolation, type ApproveMode } from '../session-host.js';
@@ -44,6 +44,19 @@ function progressReporter(enabled: boolean) {
       process.stderr.write('\r\u001b[2K');
     },
   };
+}
+
+/** The whole value behind a spill handle, when `part` is one this run's tool spilled. */
+function unspill(part: unknown, tool: RunCodeTool): unknown {
+  const handle = (part as { spilled?: { id?: unknown } } | null)?.spilled;
+  if (typeof part !== 'object' || part === null || typeof handle?.id !== 'string' || !('head' in part) || !('tail' in part)) return part;
+  const text = tool.spills.read(handle.id);
+  if (text === undefined) return part;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
+  }
 }
 
 function readScript(path: string): string {
@@ -111,8 +124,10 @@ export function registerRun(program: Command): void {
         return;
       }
       for (const d of value.diagnostics ?? []) process.stderr.write(`${script}:${d.line}:${d.column}: warning: ${d.message}\n`);
-      if (Array.isArray(value.logs)) for (const line of value.logs) process.stderr.write(`│ ${line}\n`);
-      else process.stderr.write(`│ (logs spilled: ${JSON.stringify(value.logs)})\n`);
-      process.stdout.write(JSON.stringify(flags.json ? value : value.result, null, 2) + '\n');
+      // Over maxOutputBytes the model would get a spill handle; a person at a terminal gets it all.
+      const whole = { ...value, result: unspill(value.result, session.runCode), logs: unspill(value.logs, session.runCode) } as RunCodeValue;
+      if (whole.result !== value.result || whole.logs !== value.logs) process.stderr.write('ptc: output was over maxOutputBytes (a model would see a spill handle); printed whole\n');
+      if (Array.isArray(whole.logs)) for (const line of whole.logs) process.stderr.write(`│ ${String(line)}\n`);
+      process.stdout.write(JSON.stringify(flags.json ? whole : whole.result, null, 2) + '\n');
     });
 }

@@ -63,6 +63,13 @@ export function describeRunnerContract(label: string, makeRunner: () => ProgramR
         expect(shifted).toMatchObject({ kind: 'thrown', line: 1 });
       });
 
+      it('reports an uncaught ToolCallError at the line of the call that failed', async () => {
+        const f = failureOf((await runProgram(runner, 'const a = await tools.echo({});\nconst b = 2;\n  await tools.fail({ message: "gone" });')).outcome);
+        expect(f).toEqual({ kind: 'thrown', message: 'ToolCallError: gone', line: 3, column: 15 });
+        const refused = failureOf((await runProgram(runner, '\nawait tools.echo({ f() {} });')).outcome);
+        expect(refused).toMatchObject({ kind: 'thrown', line: 2 });
+      });
+
       it('reports thrown non-errors readably', async () => {
         expect(failureOf((await runProgram(runner, 'throw "plain";')).outcome)).toMatchObject({ kind: 'thrown', message: 'plain' });
         expect(failureOf((await runProgram(runner, 'throw { code: 7 };')).outcome)).toMatchObject({ kind: 'thrown', message: 'Uncaught {"code":7}' });

@@ -68,6 +68,12 @@ const PromiseCtor = Promise;
 const PromiseProto = Promise.prototype;
 const PromiseThen = Promise.prototype.then;
 const ErrorCtor = Error;
+const ErrorCaptureStackTrace = Error.captureStackTrace;
+const WeakMapGet = WeakMap.prototype.get;
+const WeakMapSet = WeakMap.prototype.set;
+// A ToolCallError is created when the outcome arrives, far from the program's line; the call
+// site captured when the program made the call gives that line to an uncaught one.
+const callSites = new WeakMap();
 const ErrorProto = Error.prototype;
 const RegExpExec = RegExp.prototype.exec;
 const StringSlice = String.prototype.slice;
@@ -304,6 +310,8 @@ function flush() {
 }
 function makeTool(name) {
   const tool = function (args) {
+    const site = { __proto__: null };
+    ErrorCaptureStackTrace(site, tool);
     return new PromiseCtor((resolve, reject) => {
       let json;
       try {
@@ -312,11 +320,13 @@ function makeTool(name) {
         const detail = e instanceof Refusal
           ? e.path + ' ' + e.problem + (e.limit ? ' (' + e.limit + '=' + e.value + ')' : '')
           : shortMessage(e);
-        reject(new ToolCallError(name, 'Arguments of tools.' + name + ' cannot be sent: ' + detail + '. Only JSON data crosses (objects, arrays, strings, finite numbers, booleans, null).'));
+        const refusal = new ToolCallError(name, 'Arguments of tools.' + name + ' cannot be sent: ' + detail + '. Only JSON data crosses (objects, arrays, strings, finite numbers, booleans, null).');
+        ReflectApply(WeakMapSet, callSites, [refusal, site]);
+        reject(refusal);
         return;
       }
       const id = nextId++;
-      pending[id] = { __proto__: null, resolve, reject, name };
+      pending[id] = { __proto__: null, resolve, reject, name, site };
       pendingCount++;
       const at = queue.length;
       queue[at] = id; queue[at + 1] = name; queue[at + 2] = json;
@@ -338,7 +348,9 @@ function deliver(items) {
       try { value = JSONParse(items[i + 2]); } catch { entry.reject(new ToolCallError(entry.name, 'The result of tools.' + entry.name + ' was not valid JSON.')); continue; }
       entry.resolve(value);
     } else {
-      entry.reject(new ToolCallError(items[i + 2], items[i + 3]));
+      const failure = new ToolCallError(items[i + 2], items[i + 3]);
+      ReflectApply(WeakMapSet, callSites, [failure, entry.site]);
+      entry.reject(failure);
     }
   }
 }
@@ -375,7 +387,11 @@ function describeThrown(e) {
   if (message.length > caps.maxResultBytes) {
     message = ReflectApply(StringSlice, message, [0, caps.maxResultBytes]) + ' ... [message cut at maxResultBytes=' + caps.maxResultBytes + ']';
   }
-  const where = typeof e === 'object' && e !== null ? locate(e) : [-1, -1];
+  let where = typeof e === 'object' && e !== null ? locate(e) : [-1, -1];
+  if (where[0] === -1 && typeof e === 'object' && e !== null) {
+    const site = ReflectApply(WeakMapGet, callSites, [e]);
+    if (site !== undefined) where = locate(site);
+  }
   ended = true;
   send('end', ['throw', message, where[0], where[1]]);
 }

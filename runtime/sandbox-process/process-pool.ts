@@ -140,6 +140,8 @@ export class ProcessPool {
         throw new Error('the process runner is closed');
       }
       this.alive.add(process);
+      // Until a run takes it, a process has nothing to say: anything it sends is hostile.
+      process.onMessage = () => process.kill('it sent a message before any run was assigned to it');
       this.options.onProcessEvent?.({ kind: 'started', pid: process.pid });
       process.onExit = (exit) => {
         this.alive.delete(process);

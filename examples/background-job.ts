@@ -23,14 +23,32 @@ const finishedSchema = z.object({
   stderr: z.string(),
 });
 
-/** Runs `command` with /bin/sh; resolves when it exits. Output goes to `onOutput`. */
+/**
+ * Runs `command` with /bin/sh in its own process group; resolves when it exits. Output goes to
+ * `onOutput`. On abort or timeout the whole group is killed, so `sleep` and friends started by
+ * the shell do not outlive it.
+ */
 function runShell(command: string, options: { signal: AbortSignal; timeoutMs: number; onOutput: (text: string, stream: 'stdout' | 'stderr') => void }) {
   return new Promise<{ exitCode: number | null }>((resolve, reject) => {
-    const child = spawn('/bin/sh', ['-c', command], { stdio: ['ignore', 'pipe', 'pipe'], signal: options.signal, timeout: options.timeoutMs });
+    if (options.signal.aborted) return resolve({ exitCode: null });
+    const child = spawn('/bin/sh', ['-c', command], { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    const killGroup = () => {
+      try {
+        if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        /* already gone */
+      }
+    };
+    const timer = setTimeout(killGroup, options.timeoutMs);
+    options.signal.addEventListener('abort', killGroup, { once: true });
+    const done = () => {
+      clearTimeout(timer);
+      options.signal.removeEventListener('abort', killGroup);
+    };
     child.stdout.setEncoding('utf8').on('data', (text: string) => options.onOutput(text, 'stdout'));
     child.stderr.setEncoding('utf8').on('data', (text: string) => options.onOutput(text, 'stderr'));
-    child.on('error', (err) => (err.name === 'AbortError' ? resolve({ exitCode: null }) : reject(err)));
-    child.on('close', (code) => resolve({ exitCode: code }));
+    child.on('error', (err) => (done(), reject(err)));
+    child.on('close', (code) => (done(), resolve({ exitCode: code })));
   });
 }
 
@@ -56,12 +74,14 @@ export const bashTool = defineTool({
         },
       });
     }
+    // In the foreground, keep the last 256 KiB of each stream (a background job has its own ring).
+    const tail = (text: string) => (text.length > 262_144 ? text.slice(-262_144) : text);
     let stdout = '';
     let stderr = '';
     const { exitCode } = await runShell(args.command, {
       signal: exec.signal,
       timeoutMs: args.timeoutMs,
-      onOutput: (text, stream) => (stream === 'stdout' ? (stdout += text) : (stderr += text)),
+      onOutput: (text, stream) => (stream === 'stdout' ? (stdout = tail(stdout + text)) : (stderr = tail(stderr + text))),
     });
     return { exitCode, stdout, stderr };
   },

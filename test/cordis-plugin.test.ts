@@ -127,6 +127,16 @@ describe('the cordis tools service', () => {
     undo();
   });
 
+  it('a plugin that registers after it was unloaded (a late timer) is refused, leaving nothing behind', async () => {
+    const { ctx, host } = await app();
+    let late!: () => unknown;
+    const fork = ctx.plugin({ name: 'late', inject: ['tools'], apply: (c: Context) => void (late = () => c.tools.register(echo('late_tool'))) });
+    await ctx.events.flush();
+    fork.dispose();
+    expect(late).toThrow(/inactive context/);
+    expect(host.get('late_tool')).toBeUndefined();
+  });
+
   it('unloading the service unloads the plugins that inject it, and closes a host it created', async () => {
     const ctx = new Context();
     const service = ctx.plugin(ToolsService);

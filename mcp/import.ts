@@ -22,7 +22,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { Readable } from 'node:stream';
 import type { z } from 'zod';
-import { parametersFromJsonSchema, zodFromJsonSchema } from '../codegen/index.js';
+import { callableNameOf, parametersFromJsonSchema, zodFromJsonSchema } from '../codegen/index.js';
 import { defineTool, type Tool } from '../tools/index.js';
 import { checkServerSpecs, type McpServerSpec } from './config.js';
 import { McpServerStartError } from './errors.js';
@@ -162,7 +162,7 @@ async function startServer(spec: McpServerSpec, options: ImportMcpOptions, warni
     }
     if (listed.length > MAX_TOOLS_PER_SERVER) skipped.push({ server: spec.name, tool: '*', reason: `more than ${MAX_TOOLS_PER_SERVER} tools; the rest were not imported` });
     const info = client.getServerVersion();
-    return { client, tools, info };
+    return { client, tools: tools as readonly Tool[], info };
   } catch (err) {
     await client.close().catch(() => {});
     throw fail((err as Error)?.message ?? String(err));
@@ -190,6 +190,19 @@ export async function importMcpServers(specs: readonly McpServerSpec[], options:
     throw failed.reason;
   }
   const ok = started.map((r) => (r as PromiseFulfilledResult<Awaited<ReturnType<typeof startServer>>>).value);
+  // Two tools whose names map to one `tools.<callable>` (`fs.a-b`, `fs.a_b`) cannot both be
+  // called from a program: keep the first, list the other in `skipped`.
+  const byCallable = new Map<string, string>();
+  for (const server of ok) {
+    server.tools = server.tools.filter((tool) => {
+      const callable = callableNameOf(tool.name);
+      const taken = byCallable.get(callable);
+      if (taken === undefined) return byCallable.set(callable, tool.name), true;
+      const [serverName, ...rest] = tool.name.split('.');
+      skipped.push({ server: serverName!, tool: rest.join('.'), reason: `its program name tools.${callable} is taken by ${taken}` });
+      return false;
+    });
+  }
   let closed = false;
   return {
     tools: ok.flatMap((s) => s.tools),

@@ -129,3 +129,40 @@ describe('when a server cannot start', () => {
     expect((err as Error).message).toMatch(/boom: missing API key/);
   });
 });
+
+describe('when a server lists hostile or colliding tools', () => {
+  const script = `
+    import('@modelcontextprotocol/sdk/server/mcp.js').then(async ({ McpServer }) => {
+      const { StdioServerTransport } = await import('@modelcontextprotocol/sdk/server/stdio.js');
+      const { ListToolsRequestSchema, CallToolRequestSchema } = await import('@modelcontextprotocol/sdk/types.js');
+      const s = new McpServer({ name: 'hostile', version: '1' }, { capabilities: { tools: {} } });
+      const obj = { type: 'object', properties: { q: { type: 'string', pattern: '(a+)+$' } } };
+      s.server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: [
+        { name: 'a-b', description: 'first', inputSchema: obj },
+        { name: 'a_b', description: 'collides', inputSchema: obj },
+        { name: 'x'.repeat(300), description: 'too long', inputSchema: obj },
+        { name: 'big', description: 'd'.repeat(50000), inputSchema: obj },
+        { name: 'constructor', inputSchema: { type: 'object' } },
+      ] }));
+      s.server.setRequestHandler(CallToolRequestSchema, async (r) => ({ content: [{ type: 'text', text: 'called ' + r.params.name + ' ' + JSON.stringify(r.params.arguments) }] }));
+      await s.connect(new StdioServerTransport());
+    });`;
+
+  it('keeps the first of two colliding names, skips what cannot be a tool, caps descriptions, drops regexes', async () => {
+    const imported = await importMcpServers([{ name: 'h', command: process.execPath, args: ['-e', script] }]);
+    try {
+      expect(imported.tools.map((t) => t.name)).toEqual(['h.a-b', 'h.big', 'h.constructor']);
+      expect(imported.skipped.map((s) => s.tool)).toEqual(expect.arrayContaining(['a_b', 'x'.repeat(200)]));
+      expect(imported.skipped.find((s) => s.tool === 'a_b')?.reason).toMatch(/tools\.h_a_b is taken by h\.a-b/);
+      expect(imported.tools.find((t) => t.name === 'h.big')!.description.length).toBeLessThanOrEqual(4000);
+      const host = createToolHost();
+      host.register(imported.tools);
+      const r = await host.call({ id: 'x', name: 'h.constructor', args: {} });
+      expect(r.value).toBe('called constructor {}');
+      const slow = await host.call({ id: 'y', name: 'h.a-b', args: { q: 'a'.repeat(40) + '!' } });
+      expect(slow.value).toMatch(/^called a-b/);
+    } finally {
+      await imported.close();
+    }
+  }, 30_000);
+});

@@ -24,7 +24,7 @@ describe('when a program takes down its sandbox process', () => {
   });
 
   it('kills a process that passes rssMb and names the limit', async () => {
-    const { outcome } = await runProgram(runner, 'const keep = []; for (let i = 0; i < 400; i++) keep.push(new Float64Array(1 << 17).fill(i)); return keep.length;', {
+    const { outcome } = await runProgram(runner, 'const keep = []; for (;;) keep.push(new Float64Array(1 << 17).fill(keep.length));', {
       limits: { memoryMb: 1024, rssMb: 150, cpuMs: 20_000 },
     });
     expect(failureOf(outcome)).toMatchObject({ kind: 'limit', limit: 'rssMb', value: 150 });
@@ -89,6 +89,10 @@ describe('when a sandbox process is compromised', () => {
     rmSync(dir, { recursive: true, force: true });
   });
   const run = (mode: string, signal?: AbortSignal) => runProgram(runner, mode, { signal, toolNames: ['echo'], limits: { cpuMs: 300 } });
+  afterEach(async () => {
+    // The host survived and the runner still starts and runs a (stand-in) sandbox process.
+    expect((await run('env')).value).toEqual({ env: [], cwd: [] });
+  });
 
   it('starts it with an empty environment in an empty working directory', async () => {
     const { value } = await run('env');
@@ -158,12 +162,12 @@ describe('when a sandbox process is compromised', () => {
 
 describe('when runs outnumber sandbox processes', () => {
   const runner = createProcessRunner({ poolSize: 1, maxProcesses: 1 });
+  afterEach(() => assertHealthy(runner));
   afterAll(() => runner.close());
 
   it('queues them and runs each in turn', async () => {
     const results = await Promise.all([1, 2, 3].map((n) => runProgram(runner, `await tools.wait({ ms: 20 }); return ${n};`)));
     expect(results.map((r) => r.value)).toEqual([1, 2, 3]);
-    await assertHealthy(runner);
   });
 
   it('gives up waiting when the run is aborted', async () => {

@@ -246,6 +246,20 @@ return [nums.at(-1), nums.toSorted(), nums.findLast((x) => x > 1), [[1]].flat(),
     expect(new CodeChecker(types).check('return 1;').ok).toBe(true);
   });
 
+  it('fails closed with one error when the compiler itself throws, and recovers', () => {
+    const own = new CodeChecker(types);
+    const original = (own as unknown as { buildProgram: (text: string) => unknown }).buildProgram;
+    (own as unknown as { buildProgram: () => never }).buildProgram = () => {
+      throw new Error('Debug Failure. boom\nstack');
+    };
+    expect(own.check('return 1;')).toEqual({
+      ok: false,
+      diagnostics: [{ line: 1, column: 1, code: 0, category: 'error', message: 'The type checker failed on this program (Debug Failure. boom); it was not checked.' }],
+    });
+    (own as unknown as { buildProgram: unknown }).buildProgram = original;
+    expect(own.check('return 1;').ok).toBe(true);
+  });
+
   it('works again after dispose', () => {
     const own = new CodeChecker(types).warmup();
     own.dispose();

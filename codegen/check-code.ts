@@ -198,21 +198,38 @@ export class CodeChecker {
     return [...program.getSyntacticDiagnostics(file), ...program.getSemanticDiagnostics(file), ...program.getGlobalDiagnostics()];
   }
 
-  /** Type-checks a program (any form {@link normalizeProgram} accepts). Never throws. */
+  /**
+   * Type-checks a program (any form {@link normalizeProgram} accepts). Never throws: should the
+   * compiler itself fail on some input, the result is one error saying so (fail closed).
+   * Synchronous; a pathological program (deeply recursive types) can take a few hundred
+   * milliseconds before TypeScript's own depth limits stop it.
+   */
   check(code: string): CheckResult {
     if (typeof code !== 'string') return fail(1, 1, 'The program must be a string of TypeScript.');
     if (code.length > MAX_CHECKED_PROGRAM_CHARS) {
       return fail(1, 1, `The program is too long to check (${code.length} characters; the limit is ${MAX_CHECKED_PROGRAM_CHARS}).`);
     }
+    try {
+      return this.checkProgram(code);
+    } catch (err) {
+      this.program = undefined;
+      const reason = err instanceof Error ? err.message.split('\n')[0] : String(err);
+      return fail(1, 1, `The type checker failed on this program (${reason}); it was not checked.`);
+    }
+  }
+
+  private checkProgram(code: string): CheckResult {
     const { body, lineOffset } = normalizeProgram(code);
     const program = this.buildProgram(PREFIX + body + SUFFIX);
     const bodyStart = PREFIX.length;
     const bodyEnd = PREFIX.length + body.length;
     const source = program.getSourceFile(PROGRAM_FILE);
     const raw: ts.Diagnostic[] = [...program.getSyntacticDiagnostics(source)];
-    if (raw.length === 0) raw.push(...program.getSemanticDiagnostics(source).filter((d) => !isLenientDiagnostic(d)));
     const own: ts.Diagnostic[] = [];
-    if (source && raw.length === 0) own.push(...escapedBody(source, bodyEnd));
+    if (raw.length === 0) {
+      raw.push(...program.getSemanticDiagnostics(source).filter((d) => !isLenientDiagnostic(d)));
+      if (source) own.push(...escapedBody(source, bodyEnd));
+    }
 
     const diagnostics: CodeDiagnostic[] = [];
     const bodyLines = body.split('\n').length;

@@ -142,10 +142,16 @@ export function renderHtml(tree: CallTree, options: RenderHtmlOptions): string {
   const runs = tree.roots.filter((r) => r.children.length > 0 || r.run);
   const direct = tree.roots.filter((r) => !(r.children.length > 0 || r.run));
   for (const run of runs) {
-    const to = Math.max(run.end ?? run.start, run.run?.end ?? 0, ...run.children.map((c) => c.end ?? c.start), ...run.refused.map((r) => r.time));
+    // The axis spans the children (type checking and isolate start-up before the first call
+    // would squeeze them into a corner); the offset from the run_code call is stated.
+    const times = [...run.children.flatMap((c) => [c.start, c.end ?? c.start]), ...run.refused.map((r) => r.time)];
+    const from = times.length ? Math.min(...times) : run.start;
+    const to = times.length ? Math.max(...times) : (run.end ?? run.start);
+    const offset = from - run.start;
     sections.push(
       `<section class="run" data-call-id="${esc(run.callId)}"><h2>${esc(run.toolName)} <span class="cid">${esc(run.callId)}</span> · ${esc(run.outcome)}${run.run ? ` · ${run.run.calls} call(s) · ${run.run.durationMs} ms` : ''}</h2>` +
-        `<div class="timeline">${timeline(run.children, run.refused, run.start, to)}</div>${treeHtml([run], true)}</section>`,
+        `<p class="summary">Timeline of the program's calls; the first began ${offset} ms after the run_code call (type check, transpile, isolate start).</p>` +
+        `<div class="timeline">${timeline(run.children, run.refused, from, to)}</div>${treeHtml([run], true)}</section>`,
     );
   }
   if (direct.length) {

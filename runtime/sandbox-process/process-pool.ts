@@ -65,6 +65,7 @@ export class ProcessPool {
     let process: SandboxProcess | undefined;
     while ((process = this.idle.shift()) !== undefined && process.dead);
     if (process !== undefined) {
+      process.setBusy(true);
       this.refill();
       return process;
     }
@@ -101,13 +102,18 @@ export class ProcessPool {
     process.onRunExit = undefined;
     const waiter = this.waiters.shift();
     if (waiter !== undefined) waiter.resolve(process);
-    else this.idle.push(process);
+    else {
+      process.setBusy(false);
+      this.idle.push(process);
+    }
   }
 
   /** Resolves once `size` processes are idle (warm-up and benchmarks). */
   async fill(): Promise<void> {
     while (!this.closed && this.idle.length < this.options.size && this.alive.size + this.starting < this.options.maxProcesses) {
-      this.idle.push(await this.start());
+      const process = await this.start();
+      process.setBusy(false);
+      this.idle.push(process);
     }
   }
 

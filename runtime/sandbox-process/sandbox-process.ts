@@ -121,6 +121,21 @@ export class SandboxProcess {
     return this.exited !== undefined || this.killedFor !== undefined;
   }
 
+  /**
+   * Whether this process keeps the host's event loop alive: yes while it runs a program, no
+   * while idle in the pool (a host that is done exits, and its idle processes then see their
+   * input close and end themselves).
+   */
+  setBusy(busy: boolean): void {
+    const stdio = this.child.stdio as unknown as (({ ref?: () => void; unref?: () => void }) | null)[];
+    for (const stream of stdio) {
+      if (busy) stream?.ref?.();
+      else stream?.unref?.();
+    }
+    if (busy) this.child.ref();
+    else this.child.unref();
+  }
+
   /** Largest frame the child may send now (set per run from its limits). */
   setFrameCap(bytes: number): void {
     this.frameCap = bytes;

@@ -117,10 +117,13 @@ const reader = new FrameReader(
     }
   },
 );
+// The host went away. `process.exit` can wait behind an isolate thread that is still running a
+// program, so end at once.
+const hostGone = () => process.kill(process.pid, 'SIGKILL');
 input.on('data', (chunk: Buffer) => reader.push(chunk));
-input.on('end', () => process.exit(0));
-input.on('close', () => process.exit(0));
-output.on('error', () => process.exit(0));
+input.on('end', hostGone);
+input.on('close', hostGone);
+output.on('error', hostGone);
 
 await runner.warmUp();
 send({ t: 'ready', pid: process.pid });

@@ -12,8 +12,11 @@
  * - untrusted text (descriptions, names) never escapes its comment or string literal;
  * - a part that has no TypeScript form becomes `unknown` with a comment and a warning, and
  *   never makes generation throw. The only throws are bad input and name collisions.
+ * Types are printed by zod-to-ts; the file is assembled with ts-morph's code-block-writer.
  */
-import { CodeBlockWriter } from 'ts-morph';
+// ts-morph's own writer, imported directly: `ts-morph` itself bundles a second TypeScript
+// compiler (about 40 MB of heap and half a second to load), and codegen needs only the writer.
+import CodeBlockWriter from 'code-block-writer';
 import type { z } from 'zod';
 import { isZodObject, isZodSchema, type Tool, type ToolHost } from '../tools/index.js';
 import { mapCallableNames } from './callable-name.js';

@@ -20,6 +20,7 @@
  *   while any child waits for a person (seen as the child's `ask` decision event), because
  *   approval has its own timeout. A limit aborts `signal` with a {@link RunLimitError} naming it.
  */
+import { setMaxListeners } from 'node:events';
 import { CallScheduler, tokenIdOf, type AgentRef, type JsonValue, type ToolEvent, type ToolHost, type ToolResult } from '../tools/index.js';
 import { ChildCalls, type ChildCallRecord } from './child-calls.js';
 import { RunAbortedError, RunLimitError } from './errors.js';
@@ -107,6 +108,8 @@ export function openRunBridge(options: RunBridgeOptions): RunBridge {
   const calls = new ChildCalls(now);
   const scheduler = new CallScheduler(limits.maxInFlight);
   const runAbort = new AbortController();
+  // Every in-flight child listens on this signal (bounded by maxInFlight): not a leak.
+  setMaxListeners(0, runAbort.signal);
   const logs: string[] = [];
   let logBytes = 0;
   let childResultBytes = 0;

@@ -154,9 +154,17 @@ export type UnstampedEvent = ToolEvent extends infer E ? (E extends ToolEvent ? 
 /** Receives every event, synchronously, in order. */
 export type EventSink = (event: ToolEvent) => void;
 
+const recentTokenIds = new Map<string, string>();
+
 /** The digest that stands for a run token in logs (16 hex chars of SHA-256). */
 export function tokenIdOf(token: string): string {
-  return createHash('sha256').update(token).digest('hex').slice(0, 16);
+  // Every child call of a run logs the same token: remember a few digests (runs are short).
+  const known = recentTokenIds.get(token);
+  if (known !== undefined) return known;
+  const id = createHash('sha256').update(token).digest('hex').slice(0, 16);
+  if (recentTokenIds.size >= 64) recentTokenIds.delete(recentTokenIds.keys().next().value!);
+  recentTokenIds.set(token, id);
+  return id;
 }
 
 /** The loggable form of an origin. */

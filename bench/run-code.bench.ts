@@ -1,0 +1,219 @@
+/**
+ * run_code end to end (program -> bridge -> host.call pipeline -> back), in both isolation modes
+ * and on `node:vm` (no isolation: the floor):
+ * - 10,000 sequential `await tools.noop()` in one program, per call, against 10,000 direct
+ *   `host.call`s and against a direct in-process `await` with `structuredClone` of args and result;
+ * - 1,000 concurrent `tools.noop()` with `Promise.all` (maxInFlight 1,000), per call;
+ * - 1,000 concurrent calls to a tool that waits 1 ms, at maxInFlight 8 and 100 (ideal: about
+ *   1,000 / maxInFlight timer ticks), against the same rolling pool run directly in-process;
+ * - 100 sequential calls returning 50 KB each, per call, against the direct baseline;
+ * - start-up of a trivial program (`return 1`) through `host.call`, type check on and off, and
+ *   esbuild transpile against `ts.transpileModule`.
+ * Run: `npm run build && node --no-node-snapshot --expose-gc dist/bench/run-code.bench.js`.
+ */
+import { Bench } from 'tinybench';
+import ts from 'typescript';
+import { createToolHost, defineTool, type ToolHost } from '../tools/index.js';
+import { createIsolateRunner, createProcessRunner, createRunCodeTool, transpileProgram, type ProgramRunner, type RunCodeTool } from '../runtime/index.js';
+import { createVmRunnerForBenchmarks } from '../runtime/run-code/vm-runner.js';
+
+const QUICK = process.env.BENCH_QUICK === '1';
+const SEQ = QUICK ? 1_000 : 10_000;
+const CONC = 1_000;
+const BIG_CALLS = 100;
+
+// ---- tools ---------------------------------------------------------------------------------------
+const noopValue = { ok: true };
+const bigValue = Array.from({ length: 500 }, (_, i) => ({ id: `row-${i}`, title: `Row number ${i} with some text`, score: i / 7, tags: ['a', 'b', 'c'] }));
+const bigBytes = JSON.stringify(bigValue).length;
+const tick = () => new Promise<void>((r) => setTimeout(r, 1));
+
+const host: ToolHost = createToolHost();
+host.register([
+  defineTool({ name: 'noop', description: 'Does nothing.', isConcurrencySafe: true, execute: () => noopValue }),
+  defineTool({ name: 'wait1', description: 'Waits 1 ms.', isConcurrencySafe: true, execute: () => tick().then(() => noopValue) }),
+  defineTool({ name: 'big', description: 'Returns about 50 KB.', isConcurrencySafe: true, execute: () => bigValue }),
+]);
+
+const limits = { maxCalls: 50_000, maxInFlight: 1_000, cpuMs: 60_000, wallMs: 600_000, maxOutputBytes: 1 << 20 };
+const runners: Record<string, ProgramRunner> = {
+  isolate: createIsolateRunner({ poolSize: 2 }),
+  'isolate-cold': createIsolateRunner({ poolSize: 0 }),
+  process: createProcessRunner({ poolSize: 1 }),
+  'node:vm': createVmRunnerForBenchmarks(),
+};
+await (runners.isolate as ReturnType<typeof createIsolateRunner>).warmUp();
+await (runners.process as ReturnType<typeof createProcessRunner>).warmUp();
+
+const tools: RunCodeTool[] = [];
+function register(name: string, runner: ProgramRunner, options: { typecheck?: 'reject' | 'off'; maxInFlight?: number } = {}): string {
+  const tool = createRunCodeTool({ name, runner, typecheck: options.typecheck ?? 'off', limits: { ...limits, ...(options.maxInFlight ? { maxInFlight: options.maxInFlight } : {}) } });
+  host.register(tool);
+  tools.push(tool);
+  return name;
+}
+const modes = ['isolate', 'process', 'node:vm'] as const;
+const slug = (m: string) => m.replace(/[^a-z]/g, '_');
+for (const m of modes) {
+  register(`rc_${slug(m)}`, runners[m]!);
+  register(`rc_${slug(m)}_checked`, runners[m]!, { typecheck: 'reject' });
+  register(`rc_${slug(m)}_8`, runners[m]!, { maxInFlight: 8 });
+  register(`rc_${slug(m)}_100`, runners[m]!, { maxInFlight: 100 });
+}
+register('rc_isolate_cold', runners['isolate-cold']!);
+register('rc_isolate_cold_checked', runners['isolate-cold']!, { typecheck: 'reject' });
+
+let id = 0;
+async function runProgram(tool: string, code: string): Promise<void> {
+  const r = await host.call({ id: `b${++id}`, name: tool, args: { code } });
+  if (r.isError || (r.value as { rejected?: unknown }).rejected) throw new Error(`${tool}: ${JSON.stringify(r.error ?? r.value)}`);
+}
+
+// ---- baselines -----------------------------------------------------------------------------------
+const noopDirect = async (args: unknown) => {
+  structuredClone(args);
+  return structuredClone(noopValue);
+};
+const bigDirect = async (args: unknown) => {
+  structuredClone(args);
+  return structuredClone(bigValue);
+};
+async function pool(n: number, limit: number, work: () => Promise<unknown>): Promise<void> {
+  let next = 0;
+  const lane = async () => {
+    while (next < n) {
+      next++;
+      await work();
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, n) }, lane));
+}
+
+// ---- statistics ----------------------------------------------------------------------------------
+type Stat = { median: number; p95: number };
+function statOf(bench: Bench, name: string, perOp: number): Stat {
+  const r = bench.getTask(name)?.result as { latency?: { samples?: number[] } } | undefined;
+  const s = [...(r?.latency?.samples ?? [])].sort((a, b) => a - b);
+  if (s.length === 0) return { median: Number.NaN, p95: Number.NaN };
+  const at = (q: number) => s[Math.min(s.length - 1, Math.floor(s.length * q))]!;
+  return { median: at(0.5) / perOp, p95: at(0.95) / perOp };
+}
+function print(title: string, bench: Bench, baseline: string, perOp: Record<string, number>, unit: 'µs' | 'ms') {
+  const scale = unit === 'µs' ? 1000 : 1;
+  const base = statOf(bench, baseline, perOp[baseline] ?? 1).median;
+  console.log(`\n### ${title}`);
+  console.table(
+    bench.tasks.map((t) => {
+      const s = statOf(bench, t.name, perOp[t.name] ?? 1);
+      return { task: t.name, median: `${(s.median * scale).toFixed(unit === 'µs' ? 2 : 2)} ${unit}`, p95: `${(s.p95 * scale).toFixed(2)} ${unit}`, ratio: `${(s.median / base).toFixed(2)}x` };
+    }),
+  );
+}
+const heavy = { time: 0, iterations: QUICK ? 3 : 7, warmup: true, warmupIterations: 1, warmupTime: 0, retainSamples: true } as const;
+
+// ---- 1. sequential small calls -------------------------------------------------------------------
+{
+  const bench = new Bench(heavy);
+  const perOp: Record<string, number> = {};
+  const add = (name: string, fn: () => Promise<void>) => {
+    bench.add(name, fn);
+    perOp[name] = SEQ;
+  };
+  add('baseline: direct await + structuredClone', async () => {
+    for (let i = 0; i < SEQ; i++) await noopDirect({});
+  });
+  add('direct host.call', async () => {
+    for (let i = 0; i < SEQ; i++) await host.call({ id: `d${i}`, name: 'noop', args: {} });
+  });
+  for (const m of modes) add(`run_code ${m}`, () => runProgram(`rc_${slug(m)}`, `for (let i = 0; i < ${SEQ}; i++) await tools.noop();\nreturn 1;`));
+  await bench.run();
+  print(`${SEQ.toLocaleString('en')} sequential small calls (per call)`, bench, 'baseline: direct await + structuredClone', perOp, 'µs');
+}
+
+// ---- 2. concurrent small calls -------------------------------------------------------------------
+{
+  const bench = new Bench(heavy);
+  const perOp: Record<string, number> = {};
+  const add = (name: string, fn: () => Promise<void>) => {
+    bench.add(name, fn);
+    perOp[name] = CONC;
+  };
+  add('baseline: Promise.all of direct awaits + structuredClone', async () => {
+    await Promise.all(Array.from({ length: CONC }, () => noopDirect({})));
+  });
+  add('direct host.call, Promise.all', async () => {
+    await Promise.all(Array.from({ length: CONC }, (_, i) => host.call({ id: `c${i}`, name: 'noop', args: {} })));
+  });
+  for (const m of modes) add(`run_code ${m}`, () => runProgram(`rc_${slug(m)}`, `await Promise.all(Array.from({ length: ${CONC} }, () => tools.noop()));\nreturn 1;`));
+  await bench.run();
+  print(`${CONC} concurrent small calls, maxInFlight 1000 (per call)`, bench, 'baseline: Promise.all of direct awaits + structuredClone', perOp, 'µs');
+}
+
+// ---- 3. concurrent calls to a 1 ms tool ----------------------------------------------------------
+for (const limit of [8, 100]) {
+  const bench = new Bench({ ...heavy, iterations: QUICK ? 2 : 5 });
+  bench.add(`baseline: rolling pool of ${limit}, direct`, () => pool(CONC, limit, () => tick().then(() => structuredClone(noopValue))));
+  for (const m of modes) bench.add(`run_code ${m}`, () => runProgram(`rc_${slug(m)}_${limit}`, `await Promise.all(Array.from({ length: ${CONC} }, () => tools.wait1()));\nreturn 1;`));
+  await bench.run();
+  print(`${CONC} concurrent calls to a 1 ms tool, maxInFlight ${limit} (whole run; ideal about ${Math.ceil(CONC / limit)} timer ticks)`, bench, `baseline: rolling pool of ${limit}, direct`, {}, 'ms');
+}
+
+// ---- 4. 50 KB results ----------------------------------------------------------------------------
+{
+  const bench = new Bench(heavy);
+  const perOp: Record<string, number> = {};
+  const add = (name: string, fn: () => Promise<void>) => {
+    bench.add(name, fn);
+    perOp[name] = BIG_CALLS;
+  };
+  add('baseline: direct await + structuredClone', async () => {
+    for (let i = 0; i < BIG_CALLS; i++) await bigDirect({});
+  });
+  add('direct host.call', async () => {
+    for (let i = 0; i < BIG_CALLS; i++) await host.call({ id: `g${i}`, name: 'big', args: {} });
+  });
+  for (const m of modes) add(`run_code ${m}`, () => runProgram(`rc_${slug(m)}`, `let n = 0;\nfor (let i = 0; i < ${BIG_CALLS}; i++) n += (await tools.big()).length;\nreturn n;`));
+  await bench.run();
+  print(`${BIG_CALLS} sequential calls returning ${(bigBytes / 1024).toFixed(0)} KB each (per call)`, bench, 'baseline: direct await + structuredClone', perOp, 'µs');
+}
+
+// ---- 5. start-up ---------------------------------------------------------------------------------
+{
+  const bench = new Bench({ time: QUICK ? 300 : 1_500, warmup: true, warmupTime: 200, retainSamples: true });
+  for (const m of ['node:vm', 'isolate', 'process'] as const) {
+    bench.add(`run_code ${m}${m === 'isolate' ? ' (pooled)' : m === 'process' ? ' (warm process)' : ''}, typecheck off`, () => runProgram(`rc_${slug(m)}`, 'return 1;'), {
+      ...(m === 'isolate' ? { beforeEach: () => (runners.isolate as ReturnType<typeof createIsolateRunner>).warmUp() } : {}),
+    });
+  }
+  bench.add('run_code isolate (cold isolate), typecheck off', () => runProgram('rc_isolate_cold', 'return 1;'));
+  bench.add('run_code isolate (pooled), typecheck reject', () => runProgram('rc_isolate_checked', 'const x: number = 1;\nreturn x;'), {
+    beforeEach: () => (runners.isolate as ReturnType<typeof createIsolateRunner>).warmUp(),
+  });
+  bench.add('run_code process (warm), typecheck reject', () => runProgram('rc_process_checked', 'const x: number = 1;\nreturn x;'));
+  await bench.run();
+  print('start-up of a trivial program through host.call (whole call)', bench, 'run_code node:vm, typecheck off', {}, 'ms');
+}
+
+// ---- 6. transpile --------------------------------------------------------------------------------
+{
+  const program = Array.from({ length: 5 }, (_, i) => [
+    `interface Row${i} { id: string; score: number }`,
+    `const rows${i}: Row${i}[] = (await tools.big()) as Row${i}[];`,
+    `const top${i} = rows${i}.filter((r: Row${i}) => r.score > ${i}).map((r) => ({ id: r.id, s: r.score as number }));`,
+    `if (top${i}.length === 0) console.log("none ${i}");`,
+  ].join('\n')).join('\n') + '\nreturn 1;';
+  const wrapped = `async function main() {\n${program}\n}`;
+  const bench = new Bench({ time: QUICK ? 300 : 1_000, warmup: true, retainSamples: true });
+  bench.add('esbuild transformSync + line map (used)', () => {
+    if (!transpileProgram(program).ok) throw new Error('transpile failed');
+  });
+  bench.add('ts.transpileModule', () => {
+    ts.transpileModule(wrapped, { compilerOptions: { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.ESNext } });
+  });
+  await bench.run();
+  print(`transpile a ${program.split('\n').length}-line program`, bench, 'esbuild transformSync + line map (used)', {}, 'ms');
+}
+
+for (const runner of Object.values(runners)) await runner.close();
+console.log(`\nregime: ${process.env.BENCH_REGIME ?? 'unpinned (run under `taskset -c 0` to pin)'}; node ${process.version}`);
+process.exit(0);

@@ -1,6 +1,7 @@
 /** Background jobs: the manager behind `host.jobs`, the canonical handle, and the job_* tools. */
-export { createJobManager, DEFAULT_JOB_READ_BYTES } from './job-manager.js';
-export type { JobInfo, JobManager, JobManagerOptions, JobReadResult, JobRunContext, JobStartOptions, JobStatus } from './job-manager.js';
+export { createJobManager } from './job-manager.js';
+export { DEFAULT_JOB_READ_BYTES } from './job-types.js';
+export type { JobInfo, JobManager, JobManagerOptions, JobReadResult, JobRunContext, JobStartOptions, JobStatus } from './job-types.js';
 export { createJobTools, jobInfoSchema, MAX_JOB_READ_BYTES } from './job-tools.js';
 export { backgroundHandleSchema, isBackgroundHandle } from './handle.js';
 export type { BackgroundHandle } from './handle.js';

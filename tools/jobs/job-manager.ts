@@ -21,90 +21,9 @@ import type { JobProgressInfo, UnstampedEvent } from '../events.js';
 import { materializeJson, type JsonValue } from '../json.js';
 import type { AgentRef } from '../types.js';
 import { JobStartError, UnknownJobError } from './errors.js';
-import type { BackgroundHandle } from './handle.js';
 import { DEFAULT_JOB_OUTPUT_BYTES, OutputRing } from './output-ring.js';
+import { DEFAULT_JOB_READ_BYTES, type JobInfo, type JobManager, type JobManagerOptions, type JobRunContext, type JobStatus } from './job-types.js';
 
-/** Where a job stands. */
-export type JobStatus = 'running' | 'succeeded' | 'failed' | 'killed';
-
-/** What `run` receives. */
-export interface JobRunContext {
-  readonly jobId: string;
-  /** Aborted when the job is killed or its owner disposed. */
-  readonly signal: AbortSignal;
-  /** Appends text to the job's output ring. Ignored after the job ended. */
-  append(text: string): void;
-  /** Reports progress (kept as the latest; logged coalesced). Ignored after the job ended. */
-  progress(info: JobProgressInfo): void;
-}
-
-/** Options of {@link JobManager.start}. */
-export interface JobStartOptions {
-  /** A short type name, also the prefix of the id: `^[A-Za-z][A-Za-z0-9_-]{0,31}$` (`bash` -> `bash-1`). */
-  readonly kind: string;
-  /** One line for humans and the model (truncated to 200 characters). */
-  readonly label: string;
-  /** The agent that may see and control the job; omitted means calls without an agent. */
-  readonly owner?: AgentRef;
-  /** The work. Its return value (JSON) is the job's value; a throw fails the job. */
-  run(context: JobRunContext): unknown;
-}
-
-/** A job as listed. */
-export interface JobInfo {
-  readonly jobId: string;
-  readonly kind: string;
-  readonly label: string;
-  readonly status: JobStatus;
-  readonly startedAt: number;
-  readonly endedAt?: number;
-  readonly outputBytes: number;
-  readonly droppedBytes: number;
-  readonly progress?: JobProgressInfo;
-}
-
-/** A job as read: its info, one page of output, and the value or error once it ended. */
-export interface JobReadResult extends JobInfo {
-  readonly output: string;
-  readonly offset: number;
-  readonly nextOffset: number;
-  readonly skippedBytes: number;
-  readonly value?: JsonValue;
-  readonly error?: string;
-}
-
-/** Options of a job manager (`createToolHost({ jobs })`). */
-export interface JobManagerOptions {
-  /** Ring size of each job's output in bytes (default {@link DEFAULT_JOB_OUTPUT_BYTES}, 256 KiB). */
-  readonly outputBytes?: number;
-  /** Running jobs per owner (default 16). */
-  readonly maxRunningPerOwner?: number;
-  /** Finished jobs kept per owner before the oldest is forgotten (default 64). */
-  readonly maxRetainedPerOwner?: number;
-  /** Minimum time between two `job/progress` events of one job (default 250 ms). */
-  readonly progressIntervalMs?: number;
-}
-
-/** Default page size of a read: 16 KiB. */
-export const DEFAULT_JOB_READ_BYTES = 16 * 1024;
-
-/** The jobs of one host. */
-export interface JobManager {
-  /** Starts `run` in the background and returns the canonical handle at once. */
-  start(options: JobStartOptions): BackgroundHandle;
-  /** The caller's jobs, oldest first. */
-  list(owner: AgentRef | undefined): JobInfo[];
-  /** One page of a job's output, with its status and final value or error. */
-  read(owner: AgentRef | undefined, jobId: string, page?: { readonly offset?: number; readonly limit?: number }): JobReadResult;
-  /** Kills a running job (a finished one is left as it is); returns its info after. */
-  kill(owner: AgentRef | undefined, jobId: string, reason?: string): JobInfo;
-  /** Resolves with the job's info once it ended (at once if it has). */
-  wait(owner: AgentRef | undefined, jobId: string): Promise<JobInfo>;
-  /** Kills an owner's running jobs and forgets all its jobs; returns how many were killed. */
-  disposeOwner(owner: AgentRef | string | undefined): number;
-  /** Kills every running job and refuses new ones. Idempotent. */
-  close(): void;
-}
 
 const KIND = /^[A-Za-z][A-Za-z0-9_-]{0,31}$/;
 const NO_OWNER = '\u0000no-agent';

@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import { defineTool, type Tool } from '../define-tool.js';
-import { DEFAULT_JOB_READ_BYTES, type JobInfo, type JobReadResult } from './job-manager.js';
+import { DEFAULT_JOB_READ_BYTES, type JobInfo, type JobReadResult } from './job-types.js';
 
 /** Largest page `job_read` returns: 64 KiB. */
 export const MAX_JOB_READ_BYTES = 64 * 1024;

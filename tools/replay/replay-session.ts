@@ -17,7 +17,8 @@
 import { readJsonl } from '../jsonl.js';
 import { TRACE_FORMAT, verifyTrace, type TraceProblem } from '../trace-chain.js';
 import { readEvent } from './read-event.js';
-import { SessionViewBuilder, type PresenterSource, type SessionView } from './session-view.js';
+import { SessionViewBuilder } from './session-view.js';
+import type { PresenterSource, SessionView } from './view-types.js';
 
 /** The plain session log format. */
 export const EVENT_LOG_FORMAT = 'ptc-events/1';

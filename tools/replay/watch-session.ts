@@ -4,7 +4,8 @@
  */
 import type { ToolHost } from '../host.js';
 import type { Disposable } from '../types.js';
-import { SessionViewBuilder, type PresenterSource, type SessionView } from './session-view.js';
+import { SessionViewBuilder } from './session-view.js';
+import type { PresenterSource, SessionView } from './view-types.js';
 
 /** A live view of a host's session. */
 export interface SessionWatch extends Disposable {

@@ -6,11 +6,13 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { bashTool } from '../examples/background-job.js';
+import { createRunCodeTool } from '../runtime/index.js';
 import { createJobTools, replaySession, type CallView, type Tool } from '../tools/index.js';
 import { editFile, readFile, secrets } from './session-scenario.js';
 
 const dir = new URL('./fixtures/session-logs/', import.meta.url);
-const tools: Tool[] = [readFile, editFile, secrets, bashTool, ...createJobTools()];
+// The scenario's tools, for their presenters (nothing is executed; run_code's runner is never started).
+const tools: Tool[] = [readFile, editFile, secrets, bashTool, ...createJobTools(), createRunCodeTool({ isolation: 'isolate' })];
 const load = (name: string) => readFileSync(new URL(name, dir), 'utf8');
 const logs = readdirSync(dir).filter((f) => f.endsWith('.jsonl'));
 const expected = JSON.parse(load('expected-view.json'));

@@ -1,6 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { modeOptions, runCodeHost, runnerModes } from './run-code-support.js';
 import { createRunCodeTool, type RunCodeTool } from '../runtime/index.js';
+import { defineTool } from '../tools/index.js';
 
 const opened: RunCodeTool[] = [];
 afterAll(async () => {
@@ -59,6 +60,20 @@ describe.each(runnerModes())('run_code (%s)', (mode) => {
       expect(schema.description).toContain('echo');
       expect(schema.description).not.toMatch(/run_code\s*\(/);
       expect(runCode.description).toContain('declare const tools');
+    });
+
+    it('regenerates the declarations when the host’s tool set changes', async () => {
+      const { host, runCode, value } = setup();
+      expect(runCode.description).not.toContain('weather');
+      const registration = host.register(
+        defineTool({ name: 'weather', description: 'Weather for a city.', parameters: { city: { type: 'string', required: true } }, output: { schema: { type: 'string' } }, execute: (a) => `sunny in ${a.city}` }),
+      );
+      expect(runCode.description).toContain('weather');
+      expect((await value('return await tools.weather({ city: "Oslo" });')).result).toBe('sunny in Oslo');
+      registration.dispose();
+      expect(runCode.description).not.toContain('weather');
+      const r = await value('return typeof (tools as any).weather;');
+      expect(r.result).toBe('undefined');
     });
 
     it('never shows one run_code tool to another (no nested runs, no recursive descriptions)', async () => {

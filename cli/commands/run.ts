@@ -76,7 +76,7 @@ export function registerRun(program: Command): void {
     .command('run')
     .description('Run a program through run_code, as a model would, and print its result (stdout) and logs (stderr).')
     .argument('<script>', 'the program: TypeScript, the body of an async function (`return` gives the result)')
-    .option('--tools <module>', 'tools module (.ts/.js exporting createHost, host, tools or tools); default: the bundled example tools')
+    .option('--tools <module>', 'tools module (.ts/.js exporting createHost, a host, a tools array, or tools made with defineTool); default: the bundled example tools')
     .option('--trace <file.jsonl>', 'write a hash-chained trace of every event (a new file)')
     .option('--approve <mode>', 'answer approval asks: yes (allow once each), no (deny: fail closed), prompt (ask on the terminal)', parseApprove, 'no')
     .option('--isolation <mode>', 'process (sandbox processes) or isolate (in this process, trusted code only)', parseIsolation, 'process')

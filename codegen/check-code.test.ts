@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { defineTool } from '../tools/index.js';
 import { checkCode, CodeChecker, MAX_CHECKED_PROGRAM_CHARS, warmupCheckCode } from './check-code.js';
@@ -282,5 +283,26 @@ describe('when the tool set changes', () => {
     const code = `await tools.get_weather({ city: 1 });`;
     expect(checker.check(code)).toEqual(checker.check(code));
     expect(checkCode(code, types)).toEqual(checker.check(code));
+  });
+});
+
+describe('when the program is arbitrary text', () => {
+  it('never throws and positions every diagnostic inside the text', () => {
+    fc.assert(
+      fc.property(
+        fc.string({ unit: fc.constantFrom('tools.ping()', 'await ', 'return ', '}', '{', '(', ')', '\n', '`', '"', '/*', '*/', '//', 'x', ';', 'process', '```ts\n', 'async () => {'), maxLength: 30 }),
+        (code) => {
+          const result = checker.check(code);
+          const lines = code.split('\n').length;
+          for (const d of result.diagnostics) {
+            expect(d.line).toBeGreaterThanOrEqual(1);
+            expect(d.line).toBeLessThanOrEqual(lines);
+            expect(d.column).toBeGreaterThanOrEqual(1);
+          }
+          expect(result.ok).toBe(!result.diagnostics.some((d) => d.category === 'error'));
+        },
+      ),
+      { numRuns: 60 },
+    );
   });
 });

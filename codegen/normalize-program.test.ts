@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { normalizeProgram } from './normalize-program.js';
 
@@ -82,5 +83,25 @@ describe('when the program is wrapped in an async function', () => {
   it('leaves a wrapper with syntax errors as written', () => {
     const code = 'async () => {\n  return (;\n}';
     expect(normalizeProgram(code).body).toBe(code);
+  });
+});
+
+describe('when the text has Windows line endings or is arbitrary', () => {
+  it('unwraps a CRLF wrapper and keeps line numbers', () => {
+    const code = 'Sure:\r\n```ts\r\nasync () => {\r\n  return 1;\r\n}\r\n```';
+    const { body, lineOffset } = normalizeProgram(code);
+    expect(body.trim()).toBe('return 1;');
+    expect(code.split('\n')[body.split('\n').findIndex((l) => l.includes('return')) + lineOffset]).toContain('return 1;');
+  });
+
+  it('never throws and always returns a body of the input\'s lines', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: fc.constantFrom('a', ' ', '\n', '`', '{', '}', '(', ')', 'async', '=>', 'function', 'main', ';', '\r', '~') , maxLength: 60 }), (code) => {
+        const { body, lineOffset } = normalizeProgram(code);
+        expect(lineOffset).toBeGreaterThanOrEqual(0);
+        expect(lineOffset + body.split('\n').length).toBeLessThanOrEqual(code.split('\n').length);
+      }),
+      { numRuns: 500 },
+    );
   });
 });

@@ -146,6 +146,10 @@ describe('when a program reaches for host globals', () => {
     ]);
   });
 
+  it('reports globals the sandbox removes (WeakRef, SharedArrayBuffer, Atomics)', () => {
+    expect(errorsOf(`new WeakRef({});\nnew SharedArrayBuffer(8);\nAtomics.add;`).map((d) => d.line)).toEqual([1, 2, 3]);
+  });
+
   it('reports host globals reached through globalThis', () => {
     expect(errorsOf(`globalThis.process.exit(1);`).map((d) => d.line)).toEqual([1]);
     expect(errorsOf(`(globalThis as any).process.exit(1);`)).toEqual([]); // an explicit any is the program's own choice

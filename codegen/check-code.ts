@@ -56,7 +56,9 @@ export interface CheckResult {
  * scripts do not use but every fresh type checker would pay for (the Intl additions after ES5,
  * well-known symbols other than the iterators, typed-array and shared-memory additions,
  * decorators, WeakRef, Proxy and Reflect). About 20% faster per check than the full ES2023 lib
- * (bench/codegen.bench.ts). Pass `lib` to a {@link CodeChecker} for another set.
+ * (bench/codegen.bench.ts), and closer to the sandbox, whose global scope has no `WeakRef`,
+ * `FinalizationRegistry`, `SharedArrayBuffer` or `Atomics` either. Pass `lib` to a
+ * {@link CodeChecker} for another set.
  */
 export const PROGRAM_LIB: readonly string[] = Object.freeze([
   'lib.es5.d.ts',

@@ -26,7 +26,8 @@ const finishedSchema = z.object({
 /**
  * Runs `command` with /bin/sh in its own process group; resolves when it exits. Output goes to
  * `onOutput`. On abort or timeout the whole group is killed, so `sleep` and friends started by
- * the shell do not outlive it.
+ * the shell do not outlive it. (A host process that dies without `host.close()` leaves the
+ * group running: a real deployment also kills it from an exit handler or a supervisor.)
  */
 function runShell(command: string, options: { signal: AbortSignal; timeoutMs: number; onOutput: (text: string, stream: 'stdout' | 'stderr') => void }) {
   return new Promise<{ exitCode: number | null }>((resolve, reject) => {

@@ -173,6 +173,8 @@ export function describeRunnerContract(label: string, makeRunner: () => ProgramR
           JSON.stringify = () => '"patched"'; JSON.parse = () => 'patched';
           Object.keys = () => []; Object.freeze = (o) => o; Reflect.apply = () => 'patched';
           Promise.prototype.then = function () { throw new Error('patched then'); };
+          try { Object.defineProperty(Promise.prototype, 'constructor', { get() { throw new Error('species'); } }); } catch {}
+          try { Object.defineProperty(Promise, Symbol.species, { get() { throw new Error('species'); } }); } catch {}
           const r = await tools.echo({ a: 1, list: [1, 2] });
           return { r, hit: globalThis.hit ?? 0, stolen: typeof globalThis.stolen };`);
         expect(value).toEqual({ r: { a: 1, list: [1, 2] }, hit: 0, stolen: 'undefined' });

@@ -11,6 +11,8 @@
  *   monkey-patch `JSON`, `Object`, `Array.prototype`, `Promise`, `Reflect`: the bootstrap keeps
  *   working and never calls the patched versions. Lists it fills have a null prototype, so an
  *   index setter on `Array.prototype` never sees them.
+ * - `Promise.prototype` and `Promise[Symbol.species]` are frozen: isolated-vm settles the guest
+ *   side of an `apply` through them, so a program could otherwise stall its own calls.
  * - The code is strict: V8 then hides `this` and the function of these frames from
  *   `Error.prepareStackTrace` call sites, so a program's stack hook sees nothing of ours.
  * - The global scope is reduced to an allow-list of ECMAScript builtins (fail closed: whatever
@@ -26,14 +28,17 @@
  *   own: a body that closes the wrapper's brace is a syntax error, not an injection.
  *
  * Messages to the host (`$0.applyIgnored(undefined, [kind, list])`, strings and numbers only):
- *   `calls`  [id, name, argsJson, ...]     calls queued in one microtask turn, batched
+ *   `wait`   [id, name, argsJson, ...]     sent with `$0.apply(..., { result: { promise: true } })`:
+ *            calls queued in one microtask turn, and a request for the next batch of outcomes
+ *            ([id, ok, jsonOrToolName, message, ...]), which the host's promise resolves with
+ *   `calls`  [id, name, argsJson, ...]     more calls while a wait is outstanding
  *   `log`    [level, text]
  *   `limit`  [limitName, value]            a cap enforced here was passed (maxLogBytes)
  *   `end`    ['return', json] | ['throw', message, line, column] | ['syntax', message]
  *            | ['limit', limitName, value, message]
  * The host calls the returned entry function: `entry('start', [js, toolNamesJson, capsJson])` once,
- * then `entry('deliver', [id, ok, jsonOrToolName, message, ...])` with call outcomes. Each returns
- * -1 once the program ended, else the number of its pending calls (0: it can never resume).
+ * and `entry('probe', [])` to ask whether an idle program can still resume. Each returns -1 once
+ * the program ended, else the number of its pending calls (0: it can never resume).
  */
 
 /** Lines the `AsyncFunction` constructor puts before the body (`(async function anonymous(\n) {\n`). */
@@ -89,9 +94,20 @@ if (typeof SharedArrayBuffer === 'function') brandGetters[brandGetters.length] =
 const brandHas = [[WeakMap.prototype.has, 'a WeakMap'], [WeakSet.prototype.has, 'a WeakSet']];
 const AsyncFunction = ObjectGetPrototypeOf(async function () {}).constructor;
 const applyIgnored = dispatchRef.applyIgnored;
+const applyCall = dispatchRef.apply;
 const SEND_OPTIONS = ObjectFreeze({ __proto__: null, arguments: ObjectFreeze({ __proto__: null, copy: true }) });
+const WAIT_OPTIONS = ObjectFreeze({
+  __proto__: null,
+  arguments: ObjectFreeze({ __proto__: null, copy: true }),
+  result: ObjectFreeze({ __proto__: null, promise: true, copy: true }),
+});
 const STACK_FRAME = /ptc-program\.js:(\d+):(\d+)/;
 if ((function () { return this; })() !== undefined) throw new ErrorCtor('bootstrap must be strict');
+// isolated-vm settles the promise of an apply through the guest's Promise.prototype.then (and its
+// species): a program replacing them could stall or forge the outcomes of its own calls. Both are
+// locked before any program exists.
+ObjectFreeze(PromiseProto);
+ObjectDefineProperty(PromiseCtor, Symbol.species, { configurable: false });
 
 function list() { const a = []; ObjectSetPrototypeOf(a, null); return a; }
 function send(kind, items) { ReflectApply(applyIgnored, dispatchRef, [undefined, [kind, items], SEND_OPTIONS]); }
@@ -296,17 +312,45 @@ let queue = list();
 let flushScheduled = false;
 const resolved = ReflectApply(PromiseThen, PromiseCtor.resolve(), []);
 const MAX_BATCH = 3 * 1024;
+let waiting = false;
+function scheduleFlush() {
+  if (!flushScheduled) { flushScheduled = true; ReflectApply(PromiseThen, resolved, [flush]); }
+}
+// Sends the queued calls. While the program has pending calls, exactly one 'wait' is outstanding:
+// an apply whose promise the host resolves with the next batch of outcomes (one isolate hop per
+// batch, and the isolate keeps running meanwhile). Calls queued while a wait is outstanding go
+// out with applyIgnored.
 function flush() {
   flushScheduled = false;
   const items = queue;
+  if (items.length === 0 && (pendingCount === 0 || waiting)) return;
   queue = list();
-  if (items.length <= MAX_BATCH) { send('calls', items); return; }
-  for (let start = 0; start < items.length; start += MAX_BATCH) {
+  let from = 0;
+  while (items.length - from > MAX_BATCH || (waiting && from < items.length)) {
     const part = list();
-    const end = MathMin(items.length, start + MAX_BATCH);
-    for (let i = start; i < end; i++) part[i - start] = items[i];
+    const end = MathMin(items.length, from + MAX_BATCH);
+    for (let i = from; i < end; i++) part[i - from] = items[i];
     send('calls', part);
+    from = end;
   }
+  if (waiting) return;
+  let last = items;
+  if (from > 0) {
+    last = list();
+    for (let i = from; i < items.length; i++) last[i - from] = items[i];
+  }
+  waiting = true;
+  const outcomes = ReflectApply(applyCall, dispatchRef, [undefined, ['wait', last], WAIT_OPTIONS]);
+  ReflectApply(PromiseThen, outcomes, [onOutcomes, onWaitFailed]);
+}
+function onOutcomes(items) {
+  waiting = false;
+  if (ArrayIsArray(items)) deliver(items);
+  scheduleFlush();
+}
+function onWaitFailed() {
+  // The host ended the run (or is gone): nothing more will arrive.
+  waiting = false;
 }
 function makeTool(name) {
   const tool = function (args) {
@@ -330,7 +374,7 @@ function makeTool(name) {
       pendingCount++;
       const at = queue.length;
       queue[at] = id; queue[at + 1] = name; queue[at + 2] = json;
-      if (!flushScheduled) { flushScheduled = true; ReflectApply(PromiseThen, resolved, [flush]); }
+      scheduleFlush();
     });
   };
   ObjectDefineProperty(tool, 'name', { value: name });
@@ -445,8 +489,7 @@ function start(data) {
 // computed before this call's microtasks run, so the host confirms a 0 with a later 'probe': 0
 // then means nothing can ever resume the program (there are no timers or other event sources).
 return function entry(op, data) {
-  if (op === 'deliver') deliver(data);
-  else if (op === 'start') start(data);
+  if (op === 'start') start(data);
   return ended ? -1 : pendingCount;
 };
 `;

@@ -21,8 +21,11 @@ export function loadIsolatedVm(): Ivm {
   return ivmModule;
 }
 
-/** Receives one guest message: a kind and a list of strings and numbers (unchecked). */
-export type GuestMessageReceiver = (kind: unknown, items: unknown) => void;
+/**
+ * Receives one guest message: a kind and a list of strings and numbers (unchecked). For a
+ * `wait` it returns the promise of the next batch of call outcomes.
+ */
+export type GuestMessageReceiver = (kind: unknown, items: unknown) => Promise<(string | number)[]> | undefined;
 
 /** An isolate with its context and bootstrap, waiting for its one run. */
 export interface PreparedIsolate {
@@ -72,8 +75,9 @@ export async function prepareIsolate(options: PrepareOptions): Promise<PreparedI
     const context = await isolate.createContext();
     const dispatch = new ivm.Reference((kind: unknown, items: unknown) => {
       const receiver = prepared?.receiver;
-      if (receiver !== undefined) receiver(kind, items);
-      else options.onStray?.(kind, items);
+      if (receiver !== undefined) return receiver(kind, items);
+      options.onStray?.(kind, items);
+      return undefined;
     });
     const entry = (await context.evalClosure(BOOTSTRAP_SOURCE, [dispatch], {
       result: { reference: true },

@@ -77,8 +77,11 @@ export function mcpSpecs(flags: SessionFlags): McpServerSpec[] {
 }
 
 /** Builds the host. Throws {@link CliError} (exit 2) for bad flags, modules, configs or servers. */
-export async function buildSessionHost(flags: SessionFlags, extra: { onEvent?: EventSink; verbose?: boolean } = {}): Promise<SessionHost> {
-  const approval = approvalChannel(flags.approve ?? 'no');
+export async function buildSessionHost(
+  flags: SessionFlags,
+  extra: { onEvent?: EventSink; verbose?: boolean; /** Overrides `flags.approve`. */ approval?: ApprovalChannel } = {},
+): Promise<SessionHost> {
+  const approval = extra.approval ?? approvalChannel(flags.approve ?? 'no');
   const hostOptions = { ...(approval ? { approval } : {}) };
   const host = flags.tools ? await loadToolsModule(flags.tools, hostOptions) : createExampleHost(hostOptions);
   let trace: TraceWriter | undefined;
@@ -130,6 +133,7 @@ export async function buildSessionHost(flags: SessionFlags, extra: { onEvent?: E
     async close() {
       if (closed) return;
       closed = true;
+      host.close(); // the session's background jobs end with it
       await runCode.close().catch(() => {});
       await mcp?.close();
       trace?.close();

@@ -12,7 +12,9 @@
  *
  * Approval: calls run for the agent `{ id: 'mcp:<client name>' }`. An `ask` goes to the host's
  * approval channel; a host without one (the CLI's default) denies it as unavailable: an ask with
- * no way to ask the user fails closed.
+ * no way to ask the user fails closed. {@link mcpApprovalChannel} is a channel that asks the
+ * client's user through MCP elicitation (opt-in): allowed once only when the user accepts and
+ * ticks "allow"; a client without elicitation, a decline, a cancel or an error denies.
  *
  * We use the SDK's low-level server (through `McpServer.server`) because our tools already carry
  * JSON Schema and are validated by our own pipeline; the SDK's zod-based registration would
@@ -21,7 +23,7 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool as McpToolShape } from '@modelcontextprotocol/sdk/types.js';
-import { toModelJsonSchema, type JsonValue, type Tool, type ToolHost, type ToolResult } from '../tools/index.js';
+import { toModelJsonSchema, type ApprovalChannel, type JsonValue, type Tool, type ToolHost, type ToolResult } from '../tools/index.js';
 
 /** Options of {@link createMcpServer}. */
 export interface McpServeOptions {
@@ -34,6 +36,49 @@ export interface McpServeOptions {
   /** Server name and version in `initialize` (default `ptc-runtime`, `0.1.0`). */
   readonly serverName?: string;
   readonly serverVersion?: string;
+  /** A channel from {@link mcpApprovalChannel} to bind to this server (the host must use it). */
+  readonly approval?: McpApprovalChannel;
+}
+
+/** An approval channel answered by the MCP client's user (elicitation); bound to a server later. */
+export interface McpApprovalChannel extends ApprovalChannel {
+  /** Binds the server whose client is asked (done by `createMcpServer`). */
+  bind(server: McpServer): void;
+}
+
+const approvalSchema = () => ({
+  type: 'object' as const,
+  properties: { allow: { type: 'boolean' as const, title: 'Allow this call once', description: 'Only this call; the next one asks again.' } },
+  required: ['allow'],
+});
+
+/**
+ * An approval channel that asks the MCP client's user through elicitation. Create it before the
+ * host (`createToolHost({ approval })`), pass it to `createMcpServer`. Denies whenever asking is
+ * impossible or the answer is anything but an accepted `allow: true`.
+ */
+export function mcpApprovalChannel(): McpApprovalChannel {
+  let bound: McpServer | undefined;
+  return {
+    bind(server) {
+      bound = server;
+    },
+    async request({ execution, reason, signal }) {
+      const server = bound?.server;
+      if (!server) throw new Error('no MCP client is connected to ask');
+      if (!server.getClientCapabilities()?.elicitation) throw new Error('the MCP client cannot be asked (it does not support elicitation)');
+      const args = JSON.stringify(execution.args);
+      const result = await server.elicitInput(
+        {
+          mode: 'form',
+          message: `Tool call needs approval: ${execution.toolName} ${args.length > 500 ? `${args.slice(0, 499)}…` : args}\nWhy: ${reason}`,
+          requestedSchema: approvalSchema(),
+        },
+        { signal },
+      );
+      return result.action === 'accept' && result.content?.allow === true ? 'allow-once' : 'deny';
+    },
+  };
 }
 
 const isObject = (v: unknown): v is Record<string, JsonValue> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -66,6 +111,7 @@ export function createMcpServer(options: McpServeOptions): McpServer {
   const runCodeName = options.runCodeName ?? 'run_code';
   const mcp = new McpServer({ name: options.serverName ?? 'ptc-runtime', version: options.serverVersion ?? '0.1.0' }, { capabilities: { tools: {} } });
   const server = mcp.server;
+  options.approval?.bind(mcp);
   let calls = 0;
 
   const served = (): Tool[] => host.tools().filter((t) => t.name === runCodeName || options.exposeTools === true);

@@ -4,8 +4,9 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createMcpServer } from '../mcp/index.js';
+import { createMcpServer, mcpApprovalChannel } from '../mcp/index.js';
 import { createRunCodeTool, type RunCodeTool } from '../runtime/index.js';
 import { verifyTrace, type ToolEvent } from '../tools/index.js';
 import { createHost } from '../examples/tools.js';
@@ -105,5 +106,53 @@ describe('when `ptc mcp serve` runs as a real process on stdio', () => {
     const v = verifyTrace(readFileSync(trace, 'utf8'));
     expect(v.problems).toEqual([]);
     expect(v.events.some((e) => e.type === 'ptc/run-end')).toBe(true);
+  });
+});
+
+describe('when approval is asked of the MCP client through elicitation (--approve client)', () => {
+  const connect = async (answer?: (message: string) => { action: 'accept' | 'decline' | 'cancel'; content?: Record<string, unknown> }) => {
+    const approval = mcpApprovalChannel();
+    const host = createHost({ approval });
+    const server = createMcpServer({ host, exposeTools: true, approval });
+    const [a, b] = InMemoryTransport.createLinkedPair();
+    const client = new Client({ name: 'asker', version: '1' }, answer ? { capabilities: { elicitation: {} } } : {});
+    const asked: string[] = [];
+    if (answer) {
+      client.setRequestHandler(ElicitRequestSchema, async (req) => {
+        const message = (req.params as { message: string }).message;
+        asked.push(message);
+        return answer(message);
+      });
+    }
+    await Promise.all([server.connect(a), client.connect(b)]);
+    const flag = async () => (await client.callTool({ name: 'expense_flag', arguments: { expenseId: 'exp-0002', reason: 'looks off' } })) as CallResult;
+    return { client, asked, flag };
+  };
+
+  it('allows once when the user accepts with allow: true, and asks again next time', async () => {
+    const { client, asked, flag } = await connect(() => ({ action: 'accept', content: { allow: true } }));
+    expect((await flag()).structuredContent).toMatchObject({ flagId: 'flag-1', alreadyFlagged: false });
+    expect((await flag()).structuredContent).toMatchObject({ alreadyFlagged: true });
+    expect(asked).toHaveLength(2);
+    expect(asked[0]).toMatch(/^Tool call needs approval: expense_flag \{"expenseId":"exp-0002","reason":"looks off"\}\nWhy: flagging an expense/);
+    await client.close();
+  });
+
+  it('denies when the user declines, cancels or accepts without allow', async () => {
+    for (const answer of [{ action: 'decline' as const }, { action: 'cancel' as const }, { action: 'accept' as const, content: { allow: false } }]) {
+      const { client, flag } = await connect(() => answer);
+      const r = await flag();
+      expect(r.isError).toBe(true);
+      expect(r.content[0]!.text).toMatch(/denied/i);
+      await client.close();
+    }
+  });
+
+  it('denies when the client cannot be asked', async () => {
+    const { client, flag } = await connect();
+    const r = await flag();
+    expect(r.isError).toBe(true);
+    expect(r.content[0]!.text).toMatch(/does not support elicitation/);
+    await client.close();
   });
 });

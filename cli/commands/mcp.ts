@@ -1,12 +1,19 @@
 /**
  * `ptc mcp serve`: the tools module's `run_code` (and with `--expose-tools` its tools) as an MCP
  * server on stdio. stdout belongs to the protocol, so everything else goes to stderr. There is
- * no terminal to ask on, so an `ask` fails closed unless the tools module brings its own
- * approval channel.
+ * no terminal to ask on, so an `ask` fails closed, unless `--approve client` asks the client's
+ * user through MCP elicitation (still denied when the client cannot ask) or the tools module
+ * brings its own approval channel.
  */
 import type { Command } from 'commander';
-import { serveMcpStdio } from '../../mcp/index.js';
+import { mcpApprovalChannel, serveMcpStdio } from '../../mcp/index.js';
+import { CliError } from '../errors.js';
 import { buildSessionHost, parseIsolation } from '../session-host.js';
+
+function parseServeApprove(value: string): 'no' | 'client' {
+  if (value === 'no' || value === 'client') return value;
+  throw new CliError(`--approve must be no or client, got ${JSON.stringify(value)}`);
+}
 
 const collect = (value: string, previous: string[]) => [...previous, value];
 
@@ -17,6 +24,7 @@ interface ServeFlags {
   trace?: string;
   mcp: string[];
   mcpConfig: string[];
+  approve: 'no' | 'client';
 }
 
 /** Registers `ptc mcp`. */
@@ -27,6 +35,7 @@ export function registerMcp(program: Command): void {
     .description('Serve run_code (its description carries the typed declarations of the tools) over stdio.')
     .option('--tools <module>', 'tools module; default: the bundled example tools')
     .option('--expose-tools', 'also expose every tool directly, not only run_code')
+    .option('--approve <mode>', "approval asks: no (deny: fail closed) or client (ask the client's user via MCP elicitation; denied if it cannot)", parseServeApprove, 'no')
     .option('--isolation <mode>', 'process (sandbox processes) or isolate (in this process, trusted code only)', parseIsolation, 'process')
     .option('--trace <file.jsonl>', 'write a hash-chained trace of every call (a new file)')
     .option('--mcp <command line>', 'import the tools of another stdio MCP server; repeatable', collect, [])
@@ -37,14 +46,18 @@ export function registerMcp(program: Command): void {
         'Exit codes: 0 the client disconnected, 2 usage or input error.',
     )
     .action(async (flags: ServeFlags) => {
-      const session = await buildSessionHost({
-        ...(flags.tools ? { tools: flags.tools } : {}),
-        ...(flags.trace ? { trace: flags.trace } : {}),
-        approve: 'no',
-        isolation: flags.isolation,
-        mcp: flags.mcp,
-        mcpConfig: flags.mcpConfig,
-      });
+      const approval = flags.approve === 'client' ? mcpApprovalChannel() : undefined;
+      const session = await buildSessionHost(
+        {
+          ...(flags.tools ? { tools: flags.tools } : {}),
+          ...(flags.trace ? { trace: flags.trace } : {}),
+          approve: 'no',
+          isolation: flags.isolation,
+          mcp: flags.mcp,
+          mcpConfig: flags.mcpConfig,
+        },
+        approval ? { approval } : {},
+      );
       const names = session.host.tools().map((t) => t.name);
       process.stderr.write(`ptc mcp serve: run_code over ${names.length - 1} tool(s)${flags.exposeTools ? ', tools exposed' : ''}; waiting on stdio\n`);
       const stop = new AbortController();
@@ -52,7 +65,7 @@ export function registerMcp(program: Command): void {
       process.once('SIGTERM', onSignal);
       process.once('SIGINT', onSignal);
       try {
-        await serveMcpStdio({ host: session.host, runCodeName: session.runCode.name, exposeTools: flags.exposeTools === true, signal: stop.signal });
+        await serveMcpStdio({ host: session.host, runCodeName: session.runCode.name, exposeTools: flags.exposeTools === true, signal: stop.signal, ...(approval ? { approval } : {}) });
       } finally {
         process.off('SIGTERM', onSignal);
         process.off('SIGINT', onSignal);

@@ -87,6 +87,7 @@ export {
   jobInfoSchema,
   JobStartError,
   MAX_JOB_READ_BYTES,
+  MAX_JOB_WAIT_MS,
   UnknownJobError,
 } from './jobs/index.js';
 export type { BackgroundHandle, JobInfo, JobManager, JobManagerOptions, JobReadResult, JobRunContext, JobStartOptions, JobStatus } from './jobs/index.js';

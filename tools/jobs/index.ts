@@ -2,7 +2,7 @@
 export { createJobManager } from './job-manager.js';
 export { DEFAULT_JOB_READ_BYTES } from './job-types.js';
 export type { JobInfo, JobManager, JobManagerOptions, JobReadResult, JobRunContext, JobStartOptions, JobStatus } from './job-types.js';
-export { createJobTools, jobInfoSchema, MAX_JOB_READ_BYTES } from './job-tools.js';
+export { createJobTools, jobInfoSchema, MAX_JOB_READ_BYTES, MAX_JOB_WAIT_MS } from './job-tools.js';
 export { backgroundHandleSchema, isBackgroundHandle } from './handle.js';
 export type { BackgroundHandle } from './handle.js';
 export { JobStartError, UnknownJobError } from './errors.js';

@@ -71,6 +71,43 @@ describe('job tools', () => {
     expect(read.content[0]).toMatchObject({ text: expect.stringContaining('value: {"lines":42}') });
   });
 
+  describe('when job_read is asked to wait', () => {
+    it('returns as soon as the job ends, with its value', async () => {
+      const { host } = setup();
+      const gate = deferred();
+      host.jobs.start({ kind: 'w', label: 'w', owner: alice, run: async () => (await gate.promise, 'finished') });
+      const reading = host.call({ id: 'r', name: 'job_read', args: { jobId: 'w-1', waitMs: 60_000 } }, { agent: alice });
+      await Promise.resolve();
+      gate.resolve();
+      expect((await reading).value).toMatchObject({ status: 'succeeded', value: 'finished' });
+    });
+
+    it('returns the running job when the wait runs out, and refuses an unknown job at once', async () => {
+      const { host } = setup();
+      host.jobs.start({ kind: 'w', label: 'w', owner: alice, run: () => new Promise(() => {}) });
+      expect((await host.call({ id: 'r', name: 'job_read', args: { jobId: 'w-1', waitMs: 1 } }, { agent: alice })).value).toMatchObject({ status: 'running' });
+      const foreign = await host.call({ id: 'r2', name: 'job_read', args: { jobId: 'w-1', waitMs: 60_000 } }, { agent: bob });
+      expect(foreign.error?.message).toMatch(/Unknown job "w-1"/);
+      host.close();
+    });
+
+    it('stops waiting when the call is cancelled', async () => {
+      const { host } = setup();
+      host.jobs.start({ kind: 'w', label: 'w', owner: alice, run: () => new Promise(() => {}) });
+      const controller = new AbortController();
+      const reading = host.call({ id: 'r', name: 'job_read', args: { jobId: 'w-1', waitMs: 60_000 } }, { agent: alice, signal: controller.signal });
+      controller.abort();
+      expect((await reading).error?.kind).toBe('aborted');
+      host.close();
+    });
+
+    it('refuses a wait longer than the cap', async () => {
+      const { host } = setup();
+      const r = await host.call({ id: 'r', name: 'job_read', args: { jobId: 'x', waitMs: 600_000 } }, { agent: alice });
+      expect(r.error?.kind).toBe('invalid-args');
+    });
+  });
+
   it('validates their arguments like any tool', async () => {
     const { host } = setup();
     const bad = await host.call({ id: 'r', name: 'job_read', args: { jobId: 'x', limit: 10_000_000 } }, { agent: alice });

@@ -10,6 +10,22 @@ import { DEFAULT_JOB_READ_BYTES, type JobInfo, type JobReadResult } from './job-
 
 /** Largest page `job_read` returns: 64 KiB. */
 export const MAX_JOB_READ_BYTES = 64 * 1024;
+/** Longest `job_read` may wait for a running job to end: 60 s. */
+export const MAX_JOB_WAIT_MS = 60_000;
+
+/** Resolves when the job ended, `ms` passed, or the call was cancelled, whichever is first. */
+function waitForEnd(ended: Promise<unknown>, ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
+    ended.then(done, done);
+  });
+}
 
 const progressSchema = z.object({
   message: z.string().optional(),
@@ -81,10 +97,22 @@ export function createJobTools(): [Tool, Tool, Tool] {
       jobId: jobIdParam,
       offset: z.number().int().min(0).optional().describe('Byte offset to read from (default 0; use nextOffset to read on).'),
       limit: z.number().int().min(1).max(MAX_JOB_READ_BYTES).optional().describe(`Bytes to read (default ${DEFAULT_JOB_READ_BYTES}).`),
+      waitMs: z
+        .number()
+        .int()
+        .min(0)
+        .max(MAX_JOB_WAIT_MS)
+        .optional()
+        .describe('If the job is running, wait up to this long for it to end before reading (instead of polling).'),
     }),
     output: { schema: jobReadSchema, render: (_args, value) => renderRead(value as JobReadResult) },
     isConcurrencySafe: true,
-    execute: (args, exec) => exec.host.jobs.read(exec.agent, args.jobId, { offset: args.offset, limit: args.limit }),
+    execute: async (args, exec) => {
+      const jobs = exec.host.jobs;
+      const before = jobs.read(exec.agent, args.jobId, { limit: 1 }); // unknown job: fails before waiting
+      if (args.waitMs && before.status === 'running') await waitForEnd(jobs.wait(exec.agent, args.jobId), args.waitMs, exec.signal);
+      return jobs.read(exec.agent, args.jobId, { offset: args.offset, limit: args.limit });
+    },
     presentResult: (_args, value) => ({
       card: 'job',
       phase: 'result',

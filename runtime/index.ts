@@ -3,7 +3,8 @@
  * runners (in this process, or in supervised sandbox processes).
  */
 export { createRunCodeTool } from './run-code/run-code-tool.js';
-export type { ProgramDiagnostic, RunCodeCall, RunCodeOptions, RunCodeRejected, RunCodeStats, RunCodeTool, RunCodeValue } from './run-code/run-code-tool.js';
+export type { CallCounts, ProgramDiagnostic, RunCodeCall, RunCodeOptions, RunCodeRejected, RunCodeStats, RunCodeTool, RunCodeValue } from './run-code/run-code-tool.js';
+export { MAX_LISTED_CALLS } from './run-code/call-list.js';
 export { DEFAULT_RUN_LIMITS, MAX_LIMIT_VALUE, resolveRunLimits, RunLimitsError } from './run-code/limits.js';
 export { createSpillStore } from './run-code/spill-store.js';
 export type { SpillHandle, SpillStore, SpillStoreOptions } from './run-code/spill-store.js';

@@ -26,6 +26,21 @@ describe.each(runnerModes())('run_code (%s)', (mode) => {
       expect(v.stats.returnedBytes).toBe(JSON.stringify({ a: { echoed: 'hi' } }).length + JSON.stringify(['got hi']).length);
     });
 
+    it('keeps the calls list short but the counts complete', async () => {
+      const { value } = setup();
+      const v = await value('for (let i = 0; i < 120; i++) await tools.echo({ text: String(i) });\ntry { await tools.fail(); } catch {}\nreturn 1;');
+      expect(v.calls).toHaveLength(50);
+      expect(v.callsOmitted).toBe(71);
+      expect(v.calls.at(-1)).toMatchObject({ tool: 'fail', status: 'error' });
+      expect(v.stats.calls).toEqual({ total: 121, ok: 120, error: 1, denied: 0, refused: 0, interrupted: 0 });
+    });
+
+    it('returns syntax errors at the model’s lines when the type check is off', async () => {
+      const { run } = setup({ typecheck: 'off' });
+      const r = await run('```ts\nconst a = 1;\nconst b = ;\nreturn a;\n```');
+      expect(r.value).toMatchObject({ rejected: expect.stringContaining('syntax'), diagnostics: [{ line: 3, message: expect.any(String) }] });
+    });
+
     it('accepts a fenced program wrapped in an async arrow', async () => {
       const { value } = setup();
       const v = await value('```ts\nasync () => {\n  return 1 + 1;\n}\n```');

@@ -10,9 +10,11 @@
  * or, failing that, the last host that ran the tool.
  */
 import { checkCode, generateToolTypes, normalizeProgram, type CodeDiagnostic, type GeneratedToolTypes } from '../../codegen/index.js';
-import { openRunBridge, RunAbortedError, RunLimitError, type ChildCallRecord, type RunEnd, type RunReport } from '../../bridge/index.js';
+import { openRunBridge } from '../../bridge/index.js';
 import { defineTool, type JsonValue, type ResultCard, type Tool, type ToolExecContext, type ToolHost } from '../../tools/index.js';
 import type { ProgramRunner, RunLimits, RunOutcome } from '../program-runner.js';
+import { listCalls, type CallCounts, type RunCodeCall } from './call-list.js';
+import { clip, endOf, failureOf, programError } from './run-failure.js';
 import { runCodeDescription } from './description.js';
 import { RunCodeError } from './errors.js';
 import { resolveRunLimits } from './limits.js';
@@ -59,6 +61,8 @@ export interface RunCodeStats {
   readonly runMs: number;
   /** CPU time of the program in its isolate, ms. */
   readonly cpuMs: number;
+  /** Child calls by outcome (complete, even when `calls` is shortened). */
+  readonly calls: CallCounts;
   /** Wall time with a child waiting for a person (not counted against `wallMs`). */
   readonly approvalWaitMs: number;
   /** Bytes of JSON tool results the program received: kept out of the model's context. */
@@ -69,14 +73,16 @@ export interface RunCodeStats {
   readonly returnedBytes: number;
 }
 
-/** One child call in the value: tool, outcome, time, and whether it completed. */
-export type RunCodeCall = Pick<ChildCallRecord, 'tool' | 'status' | 'ms' | 'settlement'>;
+export type { CallCounts, RunCodeCall } from './call-list.js';
 
 /** The value of a run that ran. */
 export interface RunCodeValue {
   readonly result: JsonValue | SpilledPart;
   readonly logs: string[] | SpilledPart;
+  /** The child calls, at most `MAX_LISTED_CALLS` of them (the first and the last). */
   readonly calls: RunCodeCall[];
+  /** How many calls the list leaves out (absent when none). */
+  readonly callsOmitted?: number;
   readonly stats: RunCodeStats;
   /** Type problems, when `typecheck: 'warn'` let the program run anyway. */
   readonly diagnostics?: ProgramDiagnostic[];
@@ -96,7 +102,6 @@ export type RunCodeTool = Tool<{ code: string }, RunCodeValue | RunCodeRejected>
   close(): Promise<void>;
 };
 
-const MAX_ERROR_CHARS = 4_000;
 
 /** Every run_code tool: none is ever visible to a program (no nested runs, no recursive descriptions). */
 const RUN_CODE_TOOLS = new WeakSet<object>();
@@ -180,9 +185,9 @@ export function createRunCodeTool(options: RunCodeOptions = {}): RunCodeTool {
     const runMs = performance.now() - t2;
     const failure = failureOf(outcome, bridge.stopReason, limits);
     const report = await bridge.close(failure ? endOf(failure) : { outcome: 'ok' });
-    const calls = report.calls.map(({ tool, status, ms, settlement }) => ({ tool, status, ms: Math.round(ms * 100) / 100, settlement }));
+    const { calls, omitted, counts } = listCalls(report.calls);
 
-    if (failure) throw programError(failure, modelLine, report, calls);
+    if (failure) throw programError(failure, modelLine, report, calls, counts.total);
     const resultJson = (outcome as { resultJson: string }).resultJson;
     const capped = capOutput({ resultJson, logs: report.logs, maxOutputBytes: limits.maxOutputBytes, spills });
     const stats: RunCodeStats = {
@@ -191,12 +196,13 @@ export function createRunCodeTool(options: RunCodeOptions = {}): RunCodeTool {
       transpileMs: round(transpileMs),
       runMs: round(runMs),
       cpuMs: round(outcome.cpuMs),
+      calls: counts,
       approvalWaitMs: round(report.approvalWaitMs),
       childResultBytes: report.childResultBytes,
       outputBytes: capped.producedBytes,
       returnedBytes: capped.returnedBytes,
     };
-    return { result: capped.result, logs: capped.logs, calls, stats, ...(diagnostics ? { diagnostics } : {}) };
+    return { result: capped.result, logs: capped.logs, calls, ...(omitted > 0 ? { callsOmitted: omitted } : {}), stats, ...(diagnostics ? { diagnostics } : {}) };
   };
 
   // Background runs: a job on the host; the run's own signal is the job's (it outlives the call).
@@ -257,56 +263,6 @@ export function createRunCodeTool(options: RunCodeOptions = {}): RunCodeTool {
   return self as unknown as RunCodeTool;
 }
 
-type Failure =
-  | { kind: 'thrown'; message: string; line?: number; column?: number }
-  | { kind: 'limit'; limit: string; value: number; message: string }
-  | { kind: 'crash'; message: string }
-  | { kind: 'aborted'; message: string };
-
-/** The run's failure, preferring what the bridge knows (it set the limit the runner saw as an abort). */
-function failureOf(outcome: RunOutcome, stop: RunLimitError | RunAbortedError | undefined, limits: RunLimits): Failure | undefined {
-  if (stop && RunLimitError.isInstance(stop)) return { kind: 'limit', limit: stop.limit, value: stop.value, message: stop.message };
-  if (stop) return { kind: 'aborted', message: stop.message };
-  if (!outcome.ok) {
-    const f = outcome.failure;
-    if (f.kind === 'limit') return { kind: 'limit', limit: f.limit, value: f.value, message: f.message };
-    return f;
-  }
-  const bytes = Buffer.byteLength(outcome.resultJson, 'utf8');
-  if (bytes > limits.maxResultBytes) {
-    return { kind: 'limit', limit: 'maxResultBytes', value: limits.maxResultBytes, message: `run_code limit maxResultBytes=${limits.maxResultBytes} exceeded: the program returned ${bytes} bytes of JSON` };
-  }
-  return undefined;
-}
-
-function endOf(failure: Failure): RunEnd {
-  return failure.kind === 'limit' ? { outcome: 'limit', limit: { name: failure.limit, value: failure.value } } : { outcome: failure.kind };
-}
-
-function programError(failure: Failure, modelLine: (l: number | undefined) => number | undefined, report: RunReport, calls: RunCodeCall[]): RunCodeError {
-  let head: string;
-  let details: ConstructorParameters<typeof RunCodeError>[2] = {};
-  if (failure.kind === 'thrown') {
-    const line = modelLine(failure.line);
-    head = `The program threw${line !== undefined ? ` at line ${line}` : ''}: ${clip(failure.message, MAX_ERROR_CHARS)}`;
-    details = { ...(line !== undefined ? { line } : {}), ...(failure.column !== undefined ? { column: failure.column } : {}) };
-  } else if (failure.kind === 'limit') {
-    head = `The run was stopped by the limit ${failure.limit}=${failure.value}: ${clip(failure.message, MAX_ERROR_CHARS)}`;
-    details = { limit: failure.limit, value: failure.value };
-  } else if (failure.kind === 'crash') head = `The sandbox running the program failed: ${clip(failure.message, MAX_ERROR_CHARS)}`;
-  else head = `The run was aborted: ${clip(failure.message, MAX_ERROR_CHARS)}`;
-  const lines = [head];
-  if (calls.length > 0) {
-    const summary = calls.slice(0, 20).map((c) => `${c.tool}: ${c.status}${c.settlement !== 'completed' ? ` (${c.settlement})` : ''}`);
-    lines.push(`Tool calls (${calls.length}): ${summary.join('; ')}${calls.length > 20 ? '; …' : ''}`);
-  }
-  if (report.logs.length > 0) {
-    const tail = report.logs.slice(-10).join('\n');
-    lines.push(`Last logs:\n${clip(tail, 2_000)}`);
-  }
-  return new RunCodeError(failure.kind, lines.join('\n'), details);
-}
-
 /** The result card of run_code: a job card for a background handle, else the code card (its calls are filled in by the session view). */
 function presentRunCode(source: string, value: JsonValue): ResultCard | undefined {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
@@ -316,10 +272,6 @@ function presentRunCode(source: string, value: JsonValue): ResultCard | undefine
   if (typeof value.rejected === 'string') return { card: 'code', phase: 'result', source, calls: [], outcome: 'error', preview: clip(value.rejected, 200) };
   const result = JSON.stringify(value.result ?? null);
   return { card: 'code', phase: 'result', source, calls: [], outcome: 'ok', preview: clip(result, 200) };
-}
-
-function clip(text: string, max: number): string {
-  return text.length <= max ? text : `${text.slice(0, max)}… (${text.length - max} more characters)`;
 }
 
 function round(ms: number): number {

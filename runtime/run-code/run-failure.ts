@@ -1,0 +1,71 @@
+/**
+ * How a run that ended without a result is told: one failure shape from the runner's outcome and
+ * what the bridge knows (the bridge set the limit a runner only saw as an abort), and the error
+ * message the model reads: what happened, the line in its own code, the limit and its value,
+ * then a short summary of calls and the last logs, all clipped.
+ */
+import { RunLimitError, type RunAbortedError, type RunEnd, type RunReport } from '../../bridge/index.js';
+import type { RunLimits, RunOutcome } from '../program-runner.js';
+import type { RunCodeCall } from './call-list.js';
+import { RunCodeError } from './errors.js';
+
+const MAX_ERROR_CHARS = 4_000;
+
+/** Why a run failed, with what the model needs to know. */
+export type Failure =
+  | { kind: 'thrown'; message: string; line?: number; column?: number }
+  | { kind: 'limit'; limit: string; value: number; message: string }
+  | { kind: 'crash'; message: string }
+  | { kind: 'aborted'; message: string };
+
+/** Cuts `text` to `max` characters, saying how much was left out. */
+export function clip(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max)}… (${text.length - max} more characters)`;
+}
+/** The run's failure, preferring what the bridge knows (it set the limit the runner saw as an abort). */
+export function failureOf(outcome: RunOutcome, stop: RunLimitError | RunAbortedError | undefined, limits: RunLimits): Failure | undefined {
+  if (stop && RunLimitError.isInstance(stop)) return { kind: 'limit', limit: stop.limit, value: stop.value, message: stop.message };
+  if (stop) return { kind: 'aborted', message: stop.message };
+  if (!outcome.ok) {
+    const f = outcome.failure;
+    if (f.kind === 'limit') return { kind: 'limit', limit: f.limit, value: f.value, message: f.message };
+    return f;
+  }
+  const bytes = Buffer.byteLength(outcome.resultJson, 'utf8');
+  if (bytes > limits.maxResultBytes) {
+    return { kind: 'limit', limit: 'maxResultBytes', value: limits.maxResultBytes, message: `run_code limit maxResultBytes=${limits.maxResultBytes} exceeded: the program returned ${bytes} bytes of JSON` };
+  }
+  return undefined;
+}
+
+/** The `ptc/run-end` outcome of a failure. */
+export function endOf(failure: Failure): RunEnd {
+  return failure.kind === 'limit' ? { outcome: 'limit', limit: { name: failure.limit, value: failure.value } } : { outcome: failure.kind };
+}
+
+/** The error run_code throws for a failure (the model reads its message). */
+export function programError(failure: Failure, modelLine: (l: number | undefined) => number | undefined, report: RunReport, calls: RunCodeCall[], total: number): RunCodeError {
+  let head: string;
+  let details: ConstructorParameters<typeof RunCodeError>[2] = {};
+  if (failure.kind === 'thrown') {
+    const line = modelLine(failure.line);
+    head = `The program threw${line !== undefined ? ` at line ${line}` : ''}: ${clip(failure.message, MAX_ERROR_CHARS)}`;
+    details = { ...(line !== undefined ? { line } : {}), ...(failure.column !== undefined ? { column: failure.column } : {}) };
+  } else if (failure.kind === 'limit') {
+    head = `The run was stopped by the limit ${failure.limit}=${failure.value}: ${clip(failure.message, MAX_ERROR_CHARS)}`;
+    details = { limit: failure.limit, value: failure.value };
+  } else if (failure.kind === 'crash') head = `The sandbox running the program failed: ${clip(failure.message, MAX_ERROR_CHARS)}`;
+  else head = `The run was aborted: ${clip(failure.message, MAX_ERROR_CHARS)}`;
+  const lines = [head];
+  if (calls.length > 0) {
+    const summary = calls.slice(0, 20).map((c) => `${c.tool}: ${c.status}${c.settlement !== 'completed' ? ` (${c.settlement})` : ''}`);
+    lines.push(`Tool calls (${total}): ${summary.join('; ')}${total > 20 ? '; …' : ''}`);
+  }
+  if (report.logs.length > 0) {
+    const tail = report.logs.slice(-10).join('\n');
+    lines.push(`Last logs:\n${clip(tail, 2_000)}`);
+  }
+  return new RunCodeError(failure.kind, lines.join('\n'), details);
+}
+
+

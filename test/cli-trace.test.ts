@@ -80,6 +80,7 @@ describe('when showing a trace', () => {
     expect(r.out).toMatch(/expense_flag .*\[exclusive\]/);
     expect(r.out).toMatch(/REFUSED late call team_get: the run already ended/);
     expect(r.out).toMatch(/run: ok, 6 call\(s\)/);
+    expect(r.out).toMatch(/\n7 call\(s\): 6 ok, 1 denied, 0 blocked, 0 failed, 0 without result; 1 late or refused\n$/);
   });
 
   it('shows a plain session log but says it cannot be verified', async () => {

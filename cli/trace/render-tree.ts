@@ -3,7 +3,7 @@
  * with mode, decision (who allowed or denied, and why), duration and outcome; late, revoked and
  * refused calls are flagged. Colour only when asked (stdout is a terminal).
  */
-import type { CallNode, CallTree } from './call-tree.js';
+import { walkCalls, type CallNode, type CallTree } from './call-tree.js';
 import { previewJson } from './preview-json.js';
 
 /** Options of {@link renderTree}. */
@@ -74,5 +74,11 @@ export function renderTree(tree: CallTree, options: RenderTreeOptions = {}): str
     });
   };
   tree.roots.forEach((root) => line(root, '', '', ''));
+  if (tree.roots.length > 0) {
+    const all = [...walkCalls(tree.roots)];
+    const count = (o: CallNode['outcome']) => all.filter((n) => n.outcome === o).length;
+    const late = all.filter((n) => n.late).length + all.reduce((s, n) => s + n.refused.length, 0);
+    out.push('', `${all.length} call(s): ${count('ok')} ok, ${count('denied')} denied, ${count('blocked')} blocked, ${count('error')} failed, ${count('pending')} without result; ${late} late or refused`);
+  }
   return out.join('\n');
 }

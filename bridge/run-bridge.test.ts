@@ -256,6 +256,13 @@ describe('when the run ends', () => {
     expect(report.logs).toEqual(['hello']);
   });
 
+  it('keeps log lines to known levels and text, whatever a runner sends', async () => {
+    const { bridge } = setup();
+    bridge.guest.log('x'.repeat(50) as never, 'a');
+    bridge.guest.log('warn', { toString: () => 'sneaky' } as never);
+    expect((await bridge.close({ outcome: 'ok' })).logs).toEqual(['a', '[warn] (not text)']);
+  });
+
   it('aborts the run when the parent call is aborted', async () => {
     const parent = new AbortController();
     const { bridge } = setup({ bridge: { signal: parent.signal } });

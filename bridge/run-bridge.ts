@@ -221,7 +221,8 @@ export function openRunBridge(options: RunBridgeOptions): RunBridge {
 
   const log = (level: LogLevel, text: string) => {
     if (revoked) return;
-    const line = `${level === 'log' ? '' : `[${level}] `}${typeof text === 'string' ? text : String(text)}`;
+    const known = level === 'info' || level === 'warn' || level === 'error' || level === 'debug' ? level : 'log';
+    const line = `${known === 'log' ? '' : `[${known}] `}${typeof text === 'string' ? text : '(not text)'}`;
     const bytes = Buffer.byteLength(line, 'utf8') + 1;
     if (logBytes + bytes > limits.maxLogBytes) {
       stop(new RunLimitError('maxLogBytes', limits.maxLogBytes, `the program logged more than ${limits.maxLogBytes} bytes`));

@@ -1,6 +1,6 @@
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { modeOptions, runCodeHost, runnerModes } from './run-code-support.js';
-import { createRunCodeTool, type RunCodeTool } from '../runtime/index.js';
+import { createRunCodeTool, type ProgramRunner, type RunCodeTool } from '../runtime/index.js';
 import { defineTool } from '../tools/index.js';
 
 const opened: RunCodeTool[] = [];
@@ -101,5 +101,24 @@ describe.each(runnerModes())('run_code (%s)', (mode) => {
       const r = await host.call({ id: 'x', name: 'run_code_2', args: { code: 'return typeof tools.run_code;' } });
       expect(r.value).toMatchObject({ result: 'undefined' });
     });
+  });
+});
+
+describe('when a runner does not stop after its run is aborted', () => {
+  it('reports a crash instead of hanging, and still revokes the token', async () => {
+    const { host, events } = runCodeHost('vm');
+    const stuck: ProgramRunner = { run: () => new Promise(() => {}), close: async () => {} };
+    host.register(createRunCodeTool({ runner: stuck, name: 'run_stuck', typecheck: 'off', limits: { wallMs: 50 } }));
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      const pending = host.call({ id: 's1', name: 'run_stuck', args: { code: 'return 1;' } });
+      await vi.advanceTimersByTimeAsync(10_000);
+      const r = await pending;
+      expect(r.isError).toBe(true);
+      expect(r.error?.message).toContain('wallMs=50');
+    } finally {
+      vi.useRealTimers();
+    }
+    expect(events.filter((e) => e.type === 'ptc/run-end')).toEqual([expect.objectContaining({ callId: 's1', outcome: 'limit' })]);
   });
 });

@@ -178,7 +178,10 @@ export function createRunCodeTool(options: RunCodeOptions = {}): RunCodeTool {
     const t2 = performance.now();
     let outcome: RunOutcome;
     try {
-      outcome = await activeRunner.run({ js: transpiled.program.js, toolNames: [...types.toolNames.keys()], limits, lineOffset: 0 }, bridge.guest, bridge.signal);
+      outcome = await withAbortGrace(
+        activeRunner.run({ js: transpiled.program.js, toolNames: [...types.toolNames.keys()], limits, lineOffset: 0 }, bridge.guest, bridge.signal),
+        bridge.signal,
+      );
     } catch (err) {
       outcome = { ok: false, failure: { kind: 'crash', message: `the runner failed: ${(err as Error)?.message ?? String(err)}` }, cpuMs: 0, wallMs: performance.now() - t2 };
     }
@@ -272,6 +275,29 @@ function presentRunCode(source: string, value: JsonValue): ResultCard | undefine
   if (typeof value.rejected === 'string') return { card: 'code', phase: 'result', source, calls: [], outcome: 'error', preview: clip(value.rejected, 200) };
   const result = JSON.stringify(value.result ?? null);
   return { card: 'code', phase: 'result', source, calls: [], outcome: 'ok', preview: clip(result, 200) };
+}
+
+/** How long a runner may take to stop after its signal is aborted before the run is reported as a crash. */
+const RUNNER_ABORT_GRACE_MS = 5_000;
+
+/** The runner's outcome, or a crash when it has not stopped {@link RUNNER_ABORT_GRACE_MS} after the abort. */
+function withAbortGrace(run: Promise<RunOutcome>, signal: AbortSignal): Promise<RunOutcome> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let onAbort: (() => void) | undefined;
+  const stuck = new Promise<RunOutcome>((resolve) => {
+    onAbort = () => {
+      timer = setTimeout(() => {
+        resolve({ ok: false, failure: { kind: 'crash', message: `the runner did not stop within ${RUNNER_ABORT_GRACE_MS} ms of the abort` }, cpuMs: 0, wallMs: 0 });
+      }, RUNNER_ABORT_GRACE_MS);
+      timer.unref?.();
+    };
+    if (signal.aborted) onAbort();
+    else signal.addEventListener('abort', onAbort, { once: true });
+  });
+  return Promise.race([run, stuck]).finally(() => {
+    clearTimeout(timer);
+    if (onAbort) signal.removeEventListener('abort', onAbort);
+  });
 }
 
 function round(ms: number): number {

@@ -1,0 +1,22 @@
+import { describe, expectTypeOf, it } from 'vitest';
+import type { Tool } from '../../tools/index.js';
+import { createRunCodeTool, type RunCodeOptions, type RunCodeRejected, type RunCodeValue } from '../index.js';
+
+describe('createRunCodeTool types', () => {
+  it('returns a tool that takes { code } and has spills and close', () => {
+    const tool = createRunCodeTool({ isolation: 'isolate', typecheck: 'warn', limits: { wallMs: 1_000 } });
+    expectTypeOf(tool).toMatchTypeOf<Tool>();
+    expectTypeOf(tool.spills.read).parameter(0).toEqualTypeOf<string>();
+    expectTypeOf(tool.close).returns.toEqualTypeOf<Promise<void>>();
+    expectTypeOf<NonNullable<(typeof tool)['__types']>['value']>().toEqualTypeOf<RunCodeValue | RunCodeRejected>();
+  });
+
+  it('accepts only the documented isolation and typecheck modes and known limits', () => {
+    expectTypeOf<RunCodeOptions['isolation']>().toEqualTypeOf<'process' | 'isolate' | undefined>();
+    expectTypeOf<RunCodeOptions['typecheck']>().toEqualTypeOf<'reject' | 'warn' | 'off' | undefined>();
+    // @ts-expect-error unknown limit
+    createRunCodeTool({ limits: { maxBananas: 1 } });
+    // @ts-expect-error not an isolation mode
+    createRunCodeTool({ isolation: 'vm' });
+  });
+});

@@ -2,11 +2,15 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { defineTool } from '../tools/index.js';
 import { checkCode, CodeChecker, MAX_CHECKED_PROGRAM_CHARS, warmupCheckCode } from './check-code.js';
+import { CHECKS_PER_SHARED_CHECKER } from './checker-session.js';
 import { fixtureTools } from './fixtures/fixture-tools.js';
 import { generateToolTypes } from './generate-tool-types.js';
 
 const types = generateToolTypes(fixtureTools);
-const checker = new CodeChecker(types).warmup();
+
+// Every behaviour holds for both strategies: the warm shared checker and a fresh one per check.
+describe.each(['shared', 'fresh'] as const)('with the %s strategy', (strategy) => {
+const checker = new CodeChecker(types, { strategy }).warmup();
 
 function errorsOf(code: string) {
   return checker.check(code).diagnostics.filter((d) => d.category === 'error');
@@ -185,6 +189,22 @@ describe('when a program is wrapped or fenced', () => {
   });
 });
 
+describe('when a program tries to switch the check off or change it for later programs', () => {
+  it('does not honour @ts-ignore, @ts-expect-error or @ts-nocheck', () => {
+    expect(where(`// @ts-nocheck\n// @ts-ignore\nprocess.exit(1);\n/* @ts-expect-error */\nawait tools.nope();`)).toEqual(['3:1 2591', '5:13 2339']);
+  });
+
+  it('leaves nothing behind for the next program, even after escaping the wrapper', () => {
+    const escape = `return 1;\n}\ndeclare global { var process: any; interface Tools { nope(): Promise<void> } }\nasync function again() {`;
+    expect(checker.check(escape).ok).toBe(false);
+    expect(where(`process.exit(1);\nawait tools.nope();`)).toEqual(['1:1 2591', '2:13 2339']);
+  });
+
+  it('reports binder errors (strict mode) too', () => {
+    expect(errorsOf(`var eval = 1;`).map((d) => d.code)).toEqual([1215]);
+  });
+});
+
 describe('when a program has syntax errors', () => {
   it('reports them at the model line, including an unclosed block at the end', () => {
     expect(where(`const a = ;`)).toEqual(['1:11 1109']);
@@ -214,7 +234,10 @@ describe('when the input is unusual', () => {
   });
 });
 
+});
+
 describe('when the checker is configured or warmed', () => {
+  const checker = new CodeChecker(types);
   it('knows the ES2023 features programs use', () => {
     const code = `
 const text = 'a1b22c333';
@@ -253,16 +276,26 @@ return [nums.at(-1), nums.toSorted(), nums.findLast((x) => x > 1), [[1]].flat(),
 
   it('fails closed with one error when the compiler itself throws, and recovers', () => {
     const own = new CodeChecker(types);
-    const original = (own as unknown as { buildProgram: (text: string) => unknown }).buildProgram;
-    (own as unknown as { buildProgram: () => never }).buildProgram = () => {
+    const session = (own as unknown as { session: { diagnose: (text: string) => unknown } }).session;
+    const original = session.diagnose;
+    session.diagnose = () => {
       throw new Error('Debug Failure. boom\nstack');
     };
     expect(own.check('return 1;')).toEqual({
       ok: false,
       diagnostics: [{ line: 1, column: 1, code: 0, category: 'error', message: 'The type checker failed on this program (Debug Failure. boom); it was not checked.' }],
     });
-    (own as unknown as { buildProgram: unknown }).buildProgram = original;
+    session.diagnose = original;
     expect(own.check('return 1;').ok).toBe(true);
+  });
+
+  it('falls back to a fresh checker when the shared one throws, with the same diagnostics', () => {
+    const own = new CodeChecker(types);
+    const session = own as unknown as { session: { diagnoseShared: () => never } };
+    session.session.diagnoseShared = () => {
+      throw new Error('internal API changed');
+    };
+    expect(own.check('await tools.read_file({ path: 1 });').diagnostics.map((d) => d.code)).toEqual([2322]);
   });
 
   it('works again after dispose', () => {
@@ -284,13 +317,24 @@ describe('when the tool set changes', () => {
   });
 
   it('gives the same result for repeated checks of one program', () => {
+    const checker = new CodeChecker(types);
     const code = `await tools.get_weather({ city: 1 });`;
     expect(checker.check(code)).toEqual(checker.check(code));
     expect(checkCode(code, types)).toEqual(checker.check(code));
   });
 });
 
+describe('when the shared checker has served many checks', () => {
+  it('rebuilds it and keeps giving the same diagnostics', () => {
+    const own = new CodeChecker(types);
+    for (let i = 0; i < CHECKS_PER_SHARED_CHECKER + 5; i++) {
+      expect(own.check(`const n${i} = ${i};\nawait tools.get_weather({ city: n${i} });`).diagnostics.map((d) => `${d.line}:${d.code}`)).toEqual(['2:2322']);
+    }
+  });
+});
+
 describe('when the program is arbitrary text', () => {
+  const checker = new CodeChecker(types);
   it('never throws and positions every diagnostic inside the text', () => {
     fc.assert(
       fc.property(

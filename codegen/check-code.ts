@@ -4,13 +4,11 @@
  *
  * Why it is shaped this way:
  * - Speed. Parsing and binding the standard library costs hundreds of milliseconds, so it is
- *   done once per process and shared by every checker ({@link libSourceFile}); each declaration
- *   text gets one long-lived {@link CodeChecker} (an LRU of a few for `checkCode`) that parses
- *   it once; a check parses only the program and builds a Program from those cached parts with
- *   the previous one as `oldProgram`. What remains per check is a fresh type checker resolving
- *   what the program uses. (A LanguageService did the same work with more bookkeeping: nearly
- *   twice the time per check in a CPU profile of small programs.) `warmupCheckCode()` pays the
- *   first-check cost (lib parse and bind) at creation time, off the request path.
+ *   done once per process and shared (`lib-files.ts`); each declaration text gets one
+ *   long-lived {@link CodeChecker} (an LRU of four behind `checkCode`) whose session keeps a type
+ *   checker warm across checks (`checker-session.ts`: a check binds and checks only the new
+ *   program). `warmupCheckCode()` pays the first-check cost (lib parse and bind) at startup and
+ *   `warmupCheckCode(types)` the per-declarations one, off the request path.
  * - Strict where it protects the calls, lenient where it only adds friction (DESIGN "PTC
  *   mode"): `strict` (with `noImplicitAny`), but `useUnknownInCatchVariables` is off (an
  *   untyped `catch (e)` is fine) and neither `noUncheckedIndexedAccess` nor
@@ -27,7 +25,7 @@
  */
 import ts from 'typescript';
 import type { GeneratedToolTypes } from './generate-tool-types.js';
-import { LIB_FOLDER, libSourceFile, libText } from './lib-files.js';
+import { CheckerSession, type CheckStrategy } from './checker-session.js';
 import { normalizeProgram } from './normalize-program.js';
 import { isLenientDiagnostic, rephraseDiagnostic } from './rephrase-diagnostic.js';
 
@@ -116,88 +114,62 @@ export const MAX_CHECKED_PROGRAM_CHARS = 200_000;
 /** Most diagnostics returned for one program; the rest are summarized in a last one. */
 export const MAX_DIAGNOSTICS = 50;
 
-const DECLARATIONS_FILE = '/ptc/tools.d.ts';
-const PROGRAM_FILE = '/ptc/program.ts';
 const PREFIX = 'async function __ptcProgram() {\n';
 const PREFIX_LINES = 1;
 const SUFFIX = '\n}\n';
 
 /** Options of a {@link CodeChecker}. */
 export interface CodeCheckerOptions {
-  /** Lib file names (`lib.es2023.d.ts`, ...) instead of the default set. */
+  /** Lib file names (`lib.es2023.d.ts`, ...) instead of {@link PROGRAM_LIB}. */
   readonly lib?: readonly string[];
+  /**
+   * `'shared'` (default): keep one type checker warm across checks (TypeScript internals, with
+   * an automatic fallback); `'fresh'`: a new Program and checker per check, public API only.
+   * Both give the same diagnostics; see `checker-session.ts`.
+   */
+  readonly strategy?: CheckStrategy;
+}
+
+/**
+ * Comment directives would let a program switch the check off (`// @ts-ignore` above a call of
+ * an unknown tool). They are not honoured: the check is about whether the calls are right, and
+ * an explicit `as any` remains the visible way out. The text keeps its length and positions.
+ */
+function neutralizeDirectives(text: string): string {
+  return text.replace(/(\/[/*][^\n]*?)@ts-(?=ignore|expect-error|nocheck|check)/g, '$1@ts_');
 }
 
 /**
  * A long-lived checker for one declaration text. Reuse it for every program checked against the
  * same tools; build a new one when the tools change. Checks are synchronous.
- *
- * Each check builds a Program from cached parts (the lib and the declarations are parsed and
- * bound once; only the program file is new) with the previous Program as `oldProgram`, and asks
- * only for the program file's diagnostics.
  */
 export class CodeChecker {
   readonly declarations: string;
   private readonly knownTools: readonly string[];
-  private readonly host: ts.CompilerHost;
-  private declarationsFile: ts.SourceFile | undefined;
-  private programText = PREFIX + SUFFIX;
-  private program: ts.Program | undefined;
-
-  private readonly options: ts.CompilerOptions;
+  private readonly session: CheckerSession;
 
   /** Prepares the checker (cheap); the first {@link check} or {@link warmup} builds it. */
   constructor(declarations: string | GeneratedToolTypes, options: CodeCheckerOptions = {}) {
-    this.options = options.lib ? { ...CHECK_COMPILER_OPTIONS, lib: [...options.lib] } : CHECK_COMPILER_OPTIONS;
+    const compilerOptions = options.lib ? { ...CHECK_COMPILER_OPTIONS, lib: [...options.lib] } : CHECK_COMPILER_OPTIONS;
     this.declarations = typeof declarations === 'string' ? declarations : declarations.declarations;
     this.knownTools = typeof declarations === 'string' ? [] : [...declarations.toolNames.keys()];
-    this.host = {
-      getSourceFile: (fileName, options) => {
-        if (fileName === PROGRAM_FILE) return ts.createSourceFile(fileName, this.programText, options, false, ts.ScriptKind.TS);
-        if (fileName === DECLARATIONS_FILE) return (this.declarationsFile ??= ts.createSourceFile(fileName, this.declarations, options, false, ts.ScriptKind.TS));
-        return libSourceFile(fileName, options);
-      },
-      getDefaultLibFileName: () => `${LIB_FOLDER}/lib.es2023.d.ts`,
-      getDefaultLibLocation: () => LIB_FOLDER,
-      writeFile: () => undefined,
-      getCurrentDirectory: () => '/ptc',
-      getCanonicalFileName: (fileName) => fileName,
-      useCaseSensitiveFileNames: () => true,
-      getNewLine: () => '\n',
-      fileExists: (fileName) => fileName === PROGRAM_FILE || fileName === DECLARATIONS_FILE || libText(fileName) !== undefined,
-      readFile: (fileName) => (fileName === PROGRAM_FILE ? this.programText : fileName === DECLARATIONS_FILE ? this.declarations : libText(fileName)),
-      directoryExists: (dir) => dir === '/ptc' || dir === LIB_FOLDER,
-      getDirectories: () => [],
-    };
+    this.session = new CheckerSession(this.declarations, compilerOptions, options.strategy ?? 'shared');
   }
 
-  private buildProgram(text: string): ts.Program {
-    this.programText = text;
-    this.program = ts.createProgram({
-      rootNames: [DECLARATIONS_FILE, PROGRAM_FILE],
-      options: this.options,
-      host: this.host,
-      ...(this.program ? { oldProgram: this.program } : {}),
-    });
-    return this.program;
-  }
-
-  /** Drops the current program and checker (the shared lib stays parsed); the next check rebuilds them. */
+  /** Drops the compiler state (the shared lib stays parsed); the next check rebuilds it. */
   dispose(): void {
-    this.program = undefined;
+    this.session.reset();
   }
 
-  /** Builds the program and checker once, so the next check is warm. Returns this. */
+  /** Builds the compiler state once, so the next check is warm. Returns this. */
   warmup(): this {
-    this.check('return await Promise.resolve(0);');
+    this.check('const xs = [1].map((x) => x + 1);\nreturn await Promise.all(xs.map(async (x) => ({ x })));');
     return this;
   }
 
   /** Diagnostics of the declaration text itself (empty for generated declarations). */
   declarationDiagnostics(): readonly ts.Diagnostic[] {
-    const program = this.program ?? this.buildProgram(this.programText);
-    const file = program.getSourceFile(DECLARATIONS_FILE)!;
-    return [...program.getSyntacticDiagnostics(file), ...program.getSemanticDiagnostics(file), ...program.getGlobalDiagnostics()];
+    return this.session.declarationDiagnostics();
   }
 
   /**
@@ -214,7 +186,7 @@ export class CodeChecker {
     try {
       return this.checkProgram(code);
     } catch (err) {
-      this.program = undefined;
+      this.session.reset();
       const reason = err instanceof Error ? err.message.split('\n')[0] : String(err);
       return fail(1, 1, `The type checker failed on this program (${reason}); it was not checked.`);
     }
@@ -222,15 +194,14 @@ export class CodeChecker {
 
   private checkProgram(code: string): CheckResult {
     const { body, lineOffset } = normalizeProgram(code);
-    const program = this.buildProgram(PREFIX + body + SUFFIX);
     const bodyStart = PREFIX.length;
     const bodyEnd = PREFIX.length + body.length;
-    const source = program.getSourceFile(PROGRAM_FILE);
-    const raw: ts.Diagnostic[] = [...program.getSyntacticDiagnostics(source)];
+    const { source, syntactic, semantic } = this.session.diagnose(neutralizeDirectives(PREFIX + body + SUFFIX));
+    const raw: ts.Diagnostic[] = [...syntactic];
     const own: ts.Diagnostic[] = [];
     if (raw.length === 0) {
-      raw.push(...program.getSemanticDiagnostics(source).filter((d) => !isLenientDiagnostic(d)));
-      if (source) own.push(...escapedBody(source, bodyEnd));
+      raw.push(...semantic.filter((d) => !isLenientDiagnostic(d)));
+      own.push(...escapedBody(source, bodyEnd));
     }
 
     const diagnostics: CodeDiagnostic[] = [];

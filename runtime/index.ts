@@ -2,7 +2,7 @@
  * The runtime: the `run_code` tool, its limits and spill store, and the seam to the isolate
  * runners (in this process, or in supervised sandbox processes).
  */
-export { createRunCodeTool } from './run-code/run-code-tool.js';
+export { createRunCodeTool, MAX_PROGRAM_CHARS } from './run-code/run-code-tool.js';
 export type { CallCounts, ProgramDiagnostic, RunCodeCall, RunCodeOptions, RunCodeRejected, RunCodeStats, RunCodeTool, RunCodeValue } from './run-code/run-code-tool.js';
 export { MAX_LISTED_CALLS } from './run-code/call-list.js';
 export { DEFAULT_RUN_LIMITS, MAX_LIMIT_VALUE, resolveRunLimits, RunLimitsError } from './run-code/limits.js';

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { modeOptions, runCodeHost, runnerModes } from './run-code-support.js';
-import { createRunCodeTool, type ProgramRunner, type RunCodeTool } from '../runtime/index.js';
+import { createRunCodeTool, MAX_PROGRAM_CHARS, type ProgramRunner, type RunCodeTool } from '../runtime/index.js';
 import { defineTool } from '../tools/index.js';
 
 const opened: RunCodeTool[] = [];
@@ -39,6 +39,13 @@ describe.each(runnerModes())('run_code (%s)', (mode) => {
       const { run } = setup({ typecheck: 'off' });
       const r = await run('```ts\nconst a = 1;\nconst b = ;\nreturn a;\n```');
       expect(r.value).toMatchObject({ rejected: expect.stringContaining('syntax'), diagnostics: [{ line: 3, message: expect.any(String) }] });
+    });
+
+    it('refuses an overlong program before checking or running it', async () => {
+      const { run, instrumented } = setup({ typecheck: 'off' });
+      const r = await run(`return 1;\n//${'x'.repeat(MAX_PROGRAM_CHARS)}`);
+      expect(r.value).toMatchObject({ rejected: expect.stringContaining('too long'), diagnostics: [{ message: expect.stringContaining(String(MAX_PROGRAM_CHARS)) }] });
+      expect(instrumented.timeline).toHaveLength(0);
     });
 
     it('accepts a fenced program wrapped in an async arrow', async () => {

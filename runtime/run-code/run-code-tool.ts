@@ -9,7 +9,7 @@
  * when that set changes. The description carries them too, for the host given in the options
  * or, failing that, the last host that ran the tool.
  */
-import { checkCode, generateToolTypes, normalizeProgram, type CodeDiagnostic, type GeneratedToolTypes } from '../../codegen/index.js';
+import { checkCode, generateToolTypes, MAX_CHECKED_PROGRAM_CHARS, normalizeProgram, type CodeDiagnostic, type GeneratedToolTypes } from '../../codegen/index.js';
 import { openRunBridge } from '../../bridge/index.js';
 import { defineTool, type JsonValue, type ResultCard, type Tool, type ToolExecContext, type ToolHost } from '../../tools/index.js';
 import type { ProgramRunner, RunLimits, RunOutcome } from '../program-runner.js';
@@ -103,6 +103,9 @@ export type RunCodeTool = Tool<{ code: string }, RunCodeValue | RunCodeRejected>
 };
 
 
+/** Longest program accepted, in characters (the type checker's own cap). */
+export const MAX_PROGRAM_CHARS = MAX_CHECKED_PROGRAM_CHARS;
+
 /** Every run_code tool: none is ever visible to a program (no nested runs, no recursive descriptions). */
 const RUN_CODE_TOOLS = new WeakSet<object>();
 
@@ -134,6 +137,9 @@ export function createRunCodeTool(options: RunCodeOptions = {}): RunCodeTool {
     const started = performance.now();
     knownHost ??= exec.host;
     const types = typesFor(exec.host);
+    if (code.length > MAX_PROGRAM_CHARS) {
+      return { rejected: 'The program was not run: it is too long.', diagnostics: [{ line: 1, column: 1, message: `The program has ${code.length} characters; at most ${MAX_PROGRAM_CHARS} are accepted.` }] };
+    }
     const { body, lineOffset } = normalizeProgram(code);
 
     let diagnostics: ProgramDiagnostic[] | undefined;

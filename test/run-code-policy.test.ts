@@ -54,6 +54,36 @@ describe.each(runnerModes())('run_code policy path (%s)', (mode) => {
       expect(requests[0]!.origin).toMatchObject({ kind: 'ptc', parentCallId: 'run_1' });
     });
 
+    it('lets other calls continue while a parallel call waits for a person', async () => {
+      let release!: () => void;
+      const s = setup({ approval: { request: () => new Promise((r) => (release = () => r('allow-once'))) } });
+      s.host.hooks.preExecute((e) => (e.toolName === 'wait' ? decision.ask('waiting needs a person') : undefined));
+      const pending = s.value(`
+        const asked = tools.wait({ ms: 1 });
+        const others = [];
+        for (let i = 0; i < 5; i++) others.push((await tools.echo({ text: String(i) })).echoed);
+        return { others, waited: await asked };
+      `);
+      const echoes = () => s.events.filter((e) => e.type === 'tool/result' && e.toolName === 'echo').length;
+      for (let i = 0; i < 500 && echoes() < 5; i++) await new Promise((r) => setTimeout(r, 10));
+      expect(echoes()).toBe(5);
+      expect(s.events.some((e) => e.type === 'tool/result' && e.toolName === 'wait')).toBe(false);
+      release();
+      expect((await pending).result).toEqual({ others: ['0', '1', '2', '3', '4'], waited: 1 });
+    });
+
+    it('holds back siblings while an exclusive call waits for a person (it is a barrier)', async () => {
+      let release!: () => void;
+      const s = setup({ approval: { request: () => new Promise((r) => (release = () => r('allow-once'))) } });
+      s.host.hooks.preExecute((e) => (e.toolName === 'secret' ? decision.ask('secrets need a person') : undefined));
+      const pending = s.value('const asked = tools.secret();\nconst other = tools.echo({ text: "after" });\nreturn [(await asked).value, (await other).echoed];');
+      for (let i = 0; i < 500 && !s.events.some((e) => e.type === 'tool/decision' && e.toolName === 'secret'); i++) await new Promise((r) => setTimeout(r, 10));
+      await new Promise((r) => setTimeout(r, 50));
+      expect(s.events.some((e) => e.type === 'tool/call' && e.toolName === 'echo')).toBe(false);
+      release();
+      expect((await pending).result).toEqual(['the real secret', 'after']);
+    });
+
     it('refuses the call when the approver denies it', async () => {
       const s = asking({ request: async () => 'deny' });
       const v = await s.value(CATCH);

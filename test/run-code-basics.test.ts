@@ -129,3 +129,25 @@ describe('when a runner does not stop after its run is aborted', () => {
     expect(events.filter((e) => e.type === 'ptc/run-end')).toEqual([expect.objectContaining({ callId: 's1', outcome: 'limit' })]);
   });
 });
+
+describe('when a sandbox sends back hostile results', () => {
+  const fakeRunner = (resultJson: string): ProgramRunner => ({ run: async () => ({ ok: true, resultJson, cpuMs: 0, wallMs: 0 }), close: async () => {} });
+
+  it('reports a result that is not JSON as a crash, not a host exception', async () => {
+    const { host } = runCodeHost('vm');
+    host.register(createRunCodeTool({ runner: fakeRunner('{not json'), name: 'run_bad', typecheck: 'off' }));
+    const r = await host.call({ id: 'b1', name: 'run_bad', args: { code: 'return 1;' } });
+    expect(r.isError).toBe(true);
+    expect(r.error?.message).toContain('not JSON');
+  });
+
+  it('keeps a __proto__ key in the result a plain key', async () => {
+    const { host } = runCodeHost('vm');
+    host.register(createRunCodeTool({ runner: fakeRunner('{"__proto__":{"polluted":true},"a":1}'), name: 'run_proto', typecheck: 'off' }));
+    const r = await host.call({ id: 'p1', name: 'run_proto', args: { code: 'return 1;' } });
+    const result = (r.value as { result: Record<string, unknown> }).result;
+    expect(Object.getPrototypeOf(result)).toBe(Object.prototype);
+    expect(Object.getOwnPropertyDescriptor(result, '__proto__')?.value).toEqual({ polluted: true });
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+});

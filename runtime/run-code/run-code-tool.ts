@@ -120,7 +120,6 @@ export function createRunCodeTool(options: RunCodeOptions = {}): RunCodeTool {
   const spills = options.spills ?? createSpillStore();
   let runner: Promise<ProgramRunner> | undefined = options.runner ? Promise.resolve(options.runner) : undefined;
   let knownHost = options.host;
-  let self: Tool | undefined;
   let describing = false;
 
   // Declarations for the current visible tool set, regenerated when it changes.
@@ -198,7 +197,12 @@ export function createRunCodeTool(options: RunCodeOptions = {}): RunCodeTool {
 
     if (failure) throw programError(failure, modelLine, report, calls, counts.total);
     const resultJson = (outcome as { resultJson: string }).resultJson;
-    const capped = capOutput({ resultJson, logs: report.logs, maxOutputBytes: limits.maxOutputBytes, spills });
+    let capped: ReturnType<typeof capOutput>;
+    try {
+      capped = capOutput({ resultJson, logs: report.logs, maxOutputBytes: limits.maxOutputBytes, spills });
+    } catch {
+      throw new RunCodeError('crash', 'The sandbox running the program returned a result that is not JSON.');
+    }
     const stats: RunCodeStats = {
       totalMs: round(performance.now() - started),
       typecheckMs: round(typecheckMs),
@@ -267,9 +271,9 @@ export function createRunCodeTool(options: RunCodeOptions = {}): RunCodeTool {
       },
     },
   );
-  self = Object.freeze(tool) as Tool;
-  RUN_CODE_TOOLS.add(self);
-  return self as unknown as RunCodeTool;
+  const frozen = Object.freeze(tool);
+  RUN_CODE_TOOLS.add(frozen);
+  return frozen as unknown as RunCodeTool;
 }
 
 /** The result card of run_code: a job card for a background handle, else the code card (its calls are filled in by the session view). */

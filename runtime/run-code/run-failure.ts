@@ -50,7 +50,8 @@ export function programError(failure: Failure, modelLine: (l: number | undefined
   if (failure.kind === 'thrown') {
     const line = modelLine(failure.line);
     head = `The program threw${line !== undefined ? ` at line ${line}` : ''}: ${clip(failure.message, MAX_ERROR_CHARS)}`;
-    details = { ...(line !== undefined ? { line } : {}), ...(failure.column !== undefined ? { column: failure.column } : {}) };
+    // Only the line maps back (esbuild reprints the code, so columns are of the output).
+    details = line !== undefined ? { line } : {};
   } else if (failure.kind === 'limit') {
     head = `The run was stopped by the limit ${failure.limit}=${failure.value}: ${clip(failure.message, MAX_ERROR_CHARS)}`;
     details = { limit: failure.limit, value: failure.value };

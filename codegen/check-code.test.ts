@@ -325,11 +325,29 @@ describe('when the tool set changes', () => {
 });
 
 describe('when the shared checker has served many checks', () => {
-  it('rebuilds it and keeps giving the same diagnostics', () => {
+  type Peek = { session: { shared?: { checks: number; checker: unknown } } };
+  const check = (own: CodeChecker, i: number) =>
+    own.check(`const n${i} = ${i};\nawait tools.get_weather({ city: n${i} });`).diagnostics.map((d) => `${d.line}:${d.code}`);
+
+  it('rebuilds it after the request that reached the count, and keeps giving the same diagnostics', async () => {
     const own = new CodeChecker(types);
-    for (let i = 0; i < CHECKS_PER_SHARED_CHECKER + 5; i++) {
-      expect(own.check(`const n${i} = ${i};\nawait tools.get_weather({ city: n${i} });`).diagnostics.map((d) => `${d.line}:${d.code}`)).toEqual(['2:2322']);
-    }
+    for (let i = 0; i < CHECKS_PER_SHARED_CHECKER; i++) expect(check(own, i)).toEqual(['2:2322']);
+    const before = (own as unknown as Peek).session.shared!.checker;
+    await new Promise((resolve) => setImmediate(resolve));
+    const shared = (own as unknown as Peek).session.shared!;
+    expect(shared.checker).not.toBe(before);
+    expect(shared.checks).toBe(0);
+    expect(check(own, 9999)).toEqual(['2:2322']);
+  });
+
+  it('rebuilds synchronously when the background rebuild never got to run', () => {
+    const own = new CodeChecker(types).warmup();
+    const peek = (own as unknown as Peek).session;
+    const before = peek.shared!.checker;
+    peek.shared!.checks = 2 * CHECKS_PER_SHARED_CHECKER;
+    expect(check(own, 1)).toEqual(['2:2322']);
+    expect(peek.shared!.checker).not.toBe(before);
+    expect(peek.shared!.checks).toBe(1);
   });
 });
 

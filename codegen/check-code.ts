@@ -118,6 +118,9 @@ const PREFIX = 'async function __ptcProgram() {\n';
 const PREFIX_LINES = 1;
 const SUFFIX = '\n}\n';
 
+/** What a warmup checks: enough to resolve the lib types most programs use. */
+const WARMUP_PROGRAM = "const xs = [1, 2].map((x) => x + 1).filter(Boolean);\nconst m = new Map<string, number>([['a', 1]]);\nreturn await Promise.all(xs.map(async (x) => ({ x, s: `${x}`, m: m.get('a') })));";
+
 /** Options of a {@link CodeChecker}. */
 export interface CodeCheckerOptions {
   /** Lib file names (`lib.es2023.d.ts`, ...) instead of {@link PROGRAM_LIB}. */
@@ -153,7 +156,7 @@ export class CodeChecker {
     const compilerOptions = options.lib ? { ...CHECK_COMPILER_OPTIONS, lib: [...options.lib] } : CHECK_COMPILER_OPTIONS;
     this.declarations = typeof declarations === 'string' ? declarations : declarations.declarations;
     this.knownTools = typeof declarations === 'string' ? [] : [...declarations.toolNames.keys()];
-    this.session = new CheckerSession(this.declarations, compilerOptions, options.strategy ?? 'shared');
+    this.session = new CheckerSession(this.declarations, compilerOptions, options.strategy ?? 'shared', PREFIX + WARMUP_PROGRAM + SUFFIX);
   }
 
   /** Drops the compiler state (the shared lib stays parsed); the next check rebuilds it. */
@@ -163,7 +166,7 @@ export class CodeChecker {
 
   /** Builds the compiler state once, so the next check is warm. Returns this. */
   warmup(): this {
-    this.check('const xs = [1].map((x) => x + 1);\nreturn await Promise.all(xs.map(async (x) => ({ x })));');
+    this.check(WARMUP_PROGRAM);
     return this;
   }
 

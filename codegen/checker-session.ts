@@ -13,7 +13,10 @@
  *   they are looked up defensively, the TypeScript version is pinned exactly, and when either is
  *   missing or throws, the check falls back to `fresh` (and the shared state is dropped). The
  *   checker keeps per-node caches for every program it saw, so the shared state is rebuilt every
- *   {@link CHECKS_PER_SHARED_CHECKER} checks, which bounds memory (about 50 KB per check).
+ *   {@link CHECKS_PER_SHARED_CHECKER} checks, which bounds memory (about 50 KB per check). The
+ *   rebuild (a new checker, warmed with one check) runs in a `setImmediate` after the check that
+ *   reached the count, off the request path; only at twice the count does a check rebuild
+ *   synchronously.
  * - `fresh`: a new Program per check, built from the same cached parts with the previous Program
  *   as `oldProgram`; only public API. A fresh checker resolves everything again.
  * A program can never change what later programs are checked against: it is never merged into
@@ -70,10 +73,14 @@ export class CheckerSession {
   private shared: { program: ts.Program; checker: CheckerWithFileDiagnostics; checks: number } | undefined;
   private serial = 0;
 
+  private rebuildScheduled = false;
+
+  /** `warmText`: a whole program text checked once by a background rebuild to warm the new checker. */
   constructor(
     private readonly declarations: string,
     private readonly options: ts.CompilerOptions,
     private readonly strategy: CheckStrategy,
+    private readonly warmText = '',
   ) {
     this.host = {
       getSourceFile: (fileName, languageVersionOrOptions) => {
@@ -140,15 +147,36 @@ export class CheckerSession {
     return { source, syntactic, semantic: syntactic.length > 0 ? [] : program.getSemanticDiagnostics(source) };
   }
 
+  private newShared(): NonNullable<CheckerSession['shared']> {
+    this.programText = '';
+    const program = ts.createProgram({ rootNames: [DECLARATIONS_FILE], options: this.options, host: this.host });
+    return { program, checker: program.getTypeChecker() as CheckerWithFileDiagnostics, checks: 0 };
+  }
+
+  /** Replaces the shared checker with a new, warmed one; scheduled off the request path. */
+  private scheduleRebuild(): void {
+    if (this.rebuildScheduled) return;
+    this.rebuildScheduled = true;
+    const immediate = setImmediate(() => {
+      this.rebuildScheduled = false;
+      if (!this.shared || this.shared.checks < CHECKS_PER_SHARED_CHECKER) return; // reset meanwhile
+      try {
+        this.shared = this.newShared();
+        if (this.warmText) this.diagnoseShared(this.warmText);
+        this.shared.checks = 0;
+      } catch {
+        this.shared = undefined;
+      }
+    });
+    immediate.unref?.();
+  }
+
   private diagnoseShared(text: string): SessionDiagnostics {
     let shared = this.shared;
-    if (!shared || shared.checks >= CHECKS_PER_SHARED_CHECKER) {
-      this.programText = '';
-      const program = ts.createProgram({ rootNames: [DECLARATIONS_FILE], options: this.options, host: this.host });
-      shared = this.shared = { program, checker: program.getTypeChecker() as CheckerWithFileDiagnostics, checks: 0 };
-    }
+    if (!shared || shared.checks >= 2 * CHECKS_PER_SHARED_CHECKER) shared = this.shared = this.newShared();
     if (typeof shared.checker.getDiagnostics !== 'function') throw new Error('TypeChecker.getDiagnostics is not available');
     shared.checks++;
+    if (shared.checks >= CHECKS_PER_SHARED_CHECKER) this.scheduleRebuild();
     // A new name per check: the checker files diagnostics by file name.
     const source = programSourceFile(`/ptc/program-${++this.serial}.ts`, text, this.options.target ?? ts.ScriptTarget.ES2022);
     const syntactic = (source as unknown as { parseDiagnostics: readonly ts.Diagnostic[] }).parseDiagnostics ?? [];

@@ -210,7 +210,7 @@ class ProcessRun {
     else this.results.push(id, 0, '', 'The host returned a malformed call outcome.');
     if (!this.resultsScheduled) {
       this.resultsScheduled = true;
-      setImmediate(this.flushResults);
+      queueMicrotask(this.flushResults);
     }
   }
 

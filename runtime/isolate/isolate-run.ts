@@ -20,37 +20,14 @@
  * - Messages are checked even though only the bootstrap can send them: the bootstrap runs in
  *   the same heap as hostile code, so the host treats what it sends as data to validate.
  */
-import type { GuestBridge, GuestCallOutcome, RunFailure, RunOutcome, RunRequest } from '../program-runner.js';
-import { PROGRAM_HEADER_LINES } from './bootstrap-source.js';
+import type { GuestBridge, GuestCallOutcome, RunFailure, RunRequest } from '../program-runner.js';
 import { disposeQuietly, type PreparedIsolate } from './prepared-isolate.js';
+import { OutcomeQueue } from './outcome-queue.js';
+import { abortMessage, isCallId, overBytes, utf8Length } from './run-checks.js';
+import { locateSyntaxError, programPosition } from './program-position.js';
+import type { IsolateRunOutcome, LateCallAwareBridge, LateCallEvent, RunStartup } from './run-types.js';
 
 const LOG_LEVELS = new Set(['log', 'info', 'warn', 'error', 'debug']);
-
-/** A call (or other message) that arrived when no live run could take it. */
-export interface LateCallEvent {
-  /** The callable name the program used (`''` when not a call). */
-  readonly name: string;
-  /** Why it was dropped. */
-  readonly reason: 'run-ended' | 'not-assigned';
-}
-
-/**
- * A GuestBridge that also wants to hear about calls dropped because its run had ended (a leaked
- * promise, or a sandbox process sending after the end). Optional: runners check for the method.
- */
-export interface LateCallAwareBridge extends GuestBridge {
-  onLateCall?(event: LateCallEvent): void;
-}
-
-/** How a run got its isolate. */
-export interface RunStartup {
-  readonly source: 'pool' | 'cold';
-  /** Milliseconds from `run()` until the program was sent to the isolate. */
-  readonly ms: number;
-}
-
-/** A {@link RunOutcome} with how the isolate was obtained. */
-export type IsolateRunOutcome = RunOutcome & { readonly startup: RunStartup };
 
 /** Options of one run. */
 export interface IsolateRunOptions {
@@ -58,18 +35,6 @@ export interface IsolateRunOptions {
   readonly onLateCall?: (event: LateCallEvent) => void;
   readonly startedAt: number;
   readonly source: 'pool' | 'cold';
-}
-
-function utf8Length(text: string): number {
-  return Buffer.byteLength(text, 'utf8');
-}
-
-function overBytes(text: string, cap: number): boolean {
-  return text.length > cap || (text.length * 3 > cap && utf8Length(text) > cap);
-}
-
-function isId(value: unknown): value is number {
-  return typeof value === 'number' && Number.isSafeInteger(value) && value > 0;
 }
 
 /** Runs one program in `prepared`; the returned promise never rejects. */
@@ -89,10 +54,7 @@ class IsolateRun {
   private readonly baseCpu: bigint;
   private lastCpuNs = 0;
   private timer: NodeJS.Timeout | undefined;
-  private deliveries: (string | number)[] = [];
-  private deliveryScheduled = false;
-  /** Resolves the guest's outstanding wait with a batch of outcomes. */
-  private waiter: ((items: (string | number)[]) => void) | undefined;
+  private readonly outcomes = new OutcomeQueue();
   /** Calls sent to the bridge whose outcome has not arrived. */
   private inFlight = 0;
   private started = false;
@@ -171,7 +133,7 @@ class IsolateRun {
     if (this.settled) return;
     if (this.usedCpuMs() > this.request.limits.cpuMs) return this.failCpu();
     // Quiet (no CPU since the last poll, no wait, nothing in flight): ask whether it can resume.
-    if (this.started && !this.probing && this.waiter === undefined && this.inFlight === 0 && this.deliveries.length === 0) {
+    if (this.started && !this.probing && this.inFlight === 0 && this.outcomes.idle) {
       if (this.idleCpuNs === this.lastCpuNs) this.probe();
       this.idleCpuNs = this.lastCpuNs;
     } else this.idleCpuNs = -1;
@@ -241,15 +203,9 @@ class IsolateRun {
     if (typeof kind !== 'string' || !Array.isArray(items)) return this.protocolError('not a kind and a list');
     switch (kind) {
       case 'wait':
-        // Only one wait is outstanding; a newer one replaces it (the older gets nothing more).
-        this.waiter?.([]);
-        this.waiter = undefined;
         this.onCalls(items);
         if (this.settled) return undefined;
-        return new Promise((resolve) => {
-          this.waiter = resolve;
-          if (this.deliveries.length > 0) this.scheduleDelivery();
-        });
+        return this.outcomes.wait();
       case 'calls':
         this.onCalls(items);
         return undefined;
@@ -288,7 +244,7 @@ class IsolateRun {
       const id = items[i];
       const name = items[i + 1];
       const argsJson = items[i + 2];
-      if (!isId(id) || id <= this.lastId || typeof name !== 'string' || typeof argsJson !== 'string') {
+      if (!isCallId(id) || id <= this.lastId || typeof name !== 'string' || typeof argsJson !== 'string') {
         return this.protocolError('a call with a bad id, name or arguments');
       }
       this.lastId = id;
@@ -317,33 +273,8 @@ class IsolateRun {
   }
 
   private queueDelivery(id: number, outcome: GuestCallOutcome): void {
-    if (this.settled) return;
-    if (outcome !== null && typeof outcome === 'object' && outcome.ok === true && typeof outcome.json === 'string') {
-      this.deliveries.push(id, 1, outcome.json, '');
-    } else if (outcome !== null && typeof outcome === 'object' && outcome.ok === false) {
-      this.deliveries.push(id, 0, String(outcome.toolName), String(outcome.message));
-    } else {
-      this.deliveries.push(id, 0, '', 'The host returned a malformed call outcome.');
-    }
-    if (this.waiter !== undefined) this.scheduleDelivery();
+    if (!this.settled) this.outcomes.push(id, outcome);
   }
-
-  /** Outcomes that arrive in the same turn go out together (after the current microtasks). */
-  private scheduleDelivery(): void {
-    if (this.deliveryScheduled) return;
-    this.deliveryScheduled = true;
-    queueMicrotask(this.flushDeliveries);
-  }
-
-  private readonly flushDeliveries = () => {
-    this.deliveryScheduled = false;
-    const waiter = this.waiter;
-    if (this.settled || waiter === undefined || this.deliveries.length === 0) return;
-    const items = this.deliveries;
-    this.deliveries = [];
-    this.waiter = undefined;
-    waiter(items);
-  };
 
   private onLog(items: unknown[]): void {
     const [level, text] = items;
@@ -394,29 +325,19 @@ class IsolateRun {
     this.finish({ kind: 'limit', limit: 'maxResultBytes', value: maxResultBytes, message: `The returned value is larger than maxResultBytes=${maxResultBytes} bytes as JSON.` });
   }
 
-  /** Maps a line of the compiled function to a line of `request.js`, minus `lineOffset`. */
   private position(line: number, column: number): { line?: number; column?: number } {
-    if (!Number.isSafeInteger(line) || line < 1) return {};
-    const mapped = line - PROGRAM_HEADER_LINES - (this.request.lineOffset ?? 0);
-    if (mapped < 1) return {};
-    return Number.isSafeInteger(column) && column >= 1 ? { line: mapped, column } : { line: mapped };
+    return programPosition(line, column, this.request.lineOffset ?? 0);
   }
 
-  /** The AsyncFunction constructor reports no position; compiling (not running) the same text does. */
   private async locateSyntaxError(message: string): Promise<void> {
-    let where: { line?: number; column?: number } = {};
-    try {
-      await this.prepared.isolate.compileScript(`(async function anonymous(\n) {\n${this.request.js}\n})`, { filename: 'ptc-program.js' });
-    } catch (err) {
-      const m = /\[ptc-program\.js:(\d+):(\d+)\]\s*$/.exec(err instanceof Error ? err.message : '');
-      if (m) where = this.position(Number(m[1]), Number(m[2]));
-    }
+    const where = await locateSyntaxError(this.prepared.isolate, this.request.js, this.request.lineOffset ?? 0);
     this.finish({ kind: 'thrown', message, ...where });
   }
 
   private finish(failure: RunFailure | undefined, resultJson?: string): void {
     if (this.settled) return;
     this.settled = true;
+    this.outcomes.close();
     this.usedCpuMs();
     if (this.timer !== undefined) clearInterval(this.timer);
     this.signal.removeEventListener('abort', this.onAbort);
@@ -437,11 +358,4 @@ function readCpu(prepared: PreparedIsolate): bigint | undefined {
   } catch {
     return undefined;
   }
-}
-
-function abortMessage(signal: AbortSignal): string {
-  const reason: unknown = signal.reason;
-  if (reason instanceof Error && reason.name !== 'AbortError' && reason.message) return `The run was aborted: ${reason.message}`;
-  if (typeof reason === 'string' && reason) return `The run was aborted: ${reason}`;
-  return 'The run was aborted by the host.';
 }

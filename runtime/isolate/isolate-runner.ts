@@ -12,7 +12,8 @@
 import { PtcError } from '../../tools/index.js';
 import type { GuestBridge, ProgramRunner, RunRequest } from '../program-runner.js';
 import { IsolatePool } from './isolate-pool.js';
-import { executeRun, type IsolateRunOutcome, type LateCallEvent } from './isolate-run.js';
+import { executeRun } from './isolate-run.js';
+import type { IsolateRunOutcome, LateCallEvent } from './run-types.js';
 import { MIN_MEMORY_MB, type PreparedIsolate } from './prepared-isolate.js';
 
 /** Options for {@link createIsolateRunner}. */

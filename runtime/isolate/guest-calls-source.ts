@@ -1,0 +1,198 @@
+/**
+ * Guest source, part of the bootstrap (see bootstrap-source.ts for the invariants): the calls
+ * (`tools`, batching, the one outstanding wait, delivery of outcomes) and the program's start and
+ * end. Concatenated into the bootstrap's closure after the JSON and console parts.
+ */
+
+/** Calls: queue, flush, wait, deliver, `makeTool`. */
+export const GUEST_CALLS_SOURCE = String.raw`// ---- calls -------------------------------------------------------------------------------------
+const pending = ObjectCreate(null);
+let pendingCount = 0;
+let ended = false;
+let nextId = 1;
+let queue = list();
+let flushScheduled = false;
+const resolved = ReflectApply(PromiseThen, PromiseCtor.resolve(), []);
+const MAX_BATCH = 3 * 1024;
+let waiting = false;
+function scheduleFlush() {
+  if (!flushScheduled) { flushScheduled = true; ReflectApply(PromiseThen, resolved, [flush]); }
+}
+// Sends the queued calls. While the program has pending calls, exactly one 'wait' is outstanding:
+// an apply whose promise the host resolves with the next batch of outcomes (one isolate hop per
+// batch, and the isolate keeps running meanwhile). Calls queued while a wait is outstanding go
+// out with applyIgnored.
+function flush() {
+  flushScheduled = false;
+  const items = queue;
+  if (items.length === 0 && (pendingCount === 0 || waiting)) return;
+  queue = list();
+  let from = 0;
+  while (items.length - from > MAX_BATCH || (waiting && from < items.length)) {
+    const part = list();
+    const end = MathMin(items.length, from + MAX_BATCH);
+    for (let i = from; i < end; i++) part[i - from] = items[i];
+    send('calls', part);
+    from = end;
+  }
+  if (waiting) return;
+  let last = items;
+  if (from > 0) {
+    last = list();
+    for (let i = from; i < items.length; i++) last[i - from] = items[i];
+  }
+  waiting = true;
+  const outcomes = ReflectApply(applyCall, dispatchRef, [undefined, ['wait', last], WAIT_OPTIONS]);
+  ReflectApply(PromiseThen, outcomes, [onOutcomes, onWaitFailed]);
+}
+function onOutcomes(items) {
+  waiting = false;
+  if (ArrayIsArray(items)) deliver(items);
+  scheduleFlush();
+}
+function onWaitFailed() {
+  // The host ended the run (or is gone): nothing more will arrive.
+  waiting = false;
+}
+function makeTool(name) {
+  const tool = function (args) {
+    const site = { __proto__: null };
+    ErrorCaptureStackTrace(site, tool);
+    return new PromiseCtor((resolve, reject) => {
+      let json;
+      try {
+        json = toJsonText(args, 'args', caps.argCaps);
+      } catch (e) {
+        const detail = e instanceof Refusal
+          ? e.path + ' ' + e.problem + (e.limit ? ' (' + e.limit + '=' + e.value + ')' : '')
+          : shortMessage(e);
+        const refusal = new ToolCallError(name, 'Arguments of tools.' + name + ' cannot be sent: ' + detail + '. Only JSON data crosses (objects, arrays, strings, finite numbers, booleans, null).');
+        ReflectApply(WeakMapSet, callSites, [refusal, site]);
+        reject(refusal);
+        return;
+      }
+      const id = nextId++;
+      pending[id] = { __proto__: null, resolve, reject, name, site };
+      pendingCount++;
+      const at = queue.length;
+      queue[at] = id; queue[at + 1] = name; queue[at + 2] = json;
+      scheduleFlush();
+    });
+  };
+  ObjectDefineProperty(tool, 'name', { value: name });
+  return ObjectFreeze(tool);
+}
+function deliver(items) {
+  for (let i = 0; i + 3 < items.length; i += 4) {
+    const id = items[i];
+    const entry = pending[id];
+    if (entry === undefined) continue;
+    delete pending[id];
+    pendingCount--;
+    if (items[i + 1] === 1) {
+      let value;
+      try { value = JSONParse(items[i + 2]); } catch { entry.reject(new ToolCallError(entry.name, 'The result of tools.' + entry.name + ' was not valid JSON.')); continue; }
+      entry.resolve(value);
+    } else {
+      const failure = new ToolCallError(items[i + 2], items[i + 3]);
+      ReflectApply(WeakMapSet, callSites, [failure, entry.site]);
+      entry.reject(failure);
+    }
+  }
+}
+`;
+
+/** The program: compile, run, report the end; and the `entry` function returned to the host. */
+export const GUEST_PROGRAM_SOURCE = String.raw`// ---- the program -------------------------------------------------------------------------------
+function locate(e) {
+  // The program's line and column, read from the stack V8 formats by default.
+  let stack;
+  const saved = ObjectGetOwnPropertyDescriptor(ErrorCtor, 'prepareStackTrace');
+  try {
+    if (saved !== undefined && saved.configurable) ReflectDeleteProperty(ErrorCtor, 'prepareStackTrace');
+    stack = e.stack;
+  } catch { stack = undefined; } finally {
+    try { if (saved !== undefined && saved.configurable) ObjectDefineProperty(ErrorCtor, 'prepareStackTrace', saved); } catch { /* ignore */ }
+  }
+  if (typeof stack !== 'string') return [-1, -1];
+  const m = ReflectApply(RegExpExec, STACK_FRAME, [stack]);
+  return m === null ? [-1, -1] : [+m[1], +m[2]];
+}
+function describeThrown(e) {
+  let message;
+  if (typeof e === 'object' && e !== null) {
+    let name; let msg;
+    try { name = e.name; msg = e.message; } catch (inner) { msg = undefined; }
+    if (typeof msg === 'string') message = (typeof name === 'string' && name ? name : 'Error') + ': ' + msg;
+  }
+  if (message === undefined) {
+    if (typeof e === 'string') message = e;
+    else {
+      try { message = 'Uncaught ' + toJsonText(e, 'thrown', { __proto__: null, maxBytes: caps.maxResultBytes, maxDepth: 64, maxNodes: 1e9 }); }
+      catch { message = 'Uncaught ' + shortMessage(e); }
+    }
+  }
+  if (message.length > caps.maxResultBytes) {
+    message = ReflectApply(StringSlice, message, [0, caps.maxResultBytes]) + ' ... [message cut at maxResultBytes=' + caps.maxResultBytes + ']';
+  }
+  let where = typeof e === 'object' && e !== null ? locate(e) : [-1, -1];
+  if (where[0] === -1 && typeof e === 'object' && e !== null) {
+    const site = ReflectApply(WeakMapGet, callSites, [e]);
+    if (site !== undefined) where = locate(site);
+  }
+  ended = true;
+  send('end', ['throw', message, where[0], where[1]]);
+}
+function onReturn(value) {
+  ended = true;
+  let json;
+  try {
+    json = toJsonText(value, 'result', caps.resultCaps);
+  } catch (e) {
+    if (e instanceof Refusal && e.limit === 'maxResultBytes') {
+      send('end', ['limit', 'maxResultBytes', e.value, 'The returned value is larger than maxResultBytes=' + e.value + ' bytes as JSON (at ' + e.path + ').']);
+      return;
+    }
+    const detail = e instanceof Refusal ? e.path + ' ' + e.problem : shortMessage(e);
+    send('end', ['throw', 'The returned value cannot be converted to JSON: ' + detail, -1, -1]);
+    return;
+  }
+  send('end', ['return', json]);
+}
+let started = false;
+function start(data) {
+  if (started) return;
+  started = true;
+  const js = data[0];
+  const names = JSONParse(data[1]);
+  const c = JSONParse(data[2]);
+  caps = { __proto__: null,
+    maxLogBytes: c.maxLogBytes,
+    maxResultBytes: c.maxResultBytes,
+    argCaps: { __proto__: null, maxBytes: c.maxArgBytes, maxDepth: c.maxArgDepth, maxNodes: c.maxArgNodes, bytesLimit: 'maxArgBytes', depthLimit: 'maxArgDepth', nodesLimit: 'maxArgNodes' },
+    resultCaps: { __proto__: null, maxBytes: c.maxResultBytes, maxDepth: 512, maxNodes: 1e15, bytesLimit: 'maxResultBytes', depthLimit: undefined, nodesLimit: undefined },
+  };
+  const tools = ObjectCreate(null);
+  for (let i = 0; i < names.length; i++) {
+    ObjectDefineProperty(tools, names[i], { value: makeTool(names[i]), enumerable: true, writable: false, configurable: false });
+  }
+  ObjectFreeze(tools);
+  ObjectDefineProperty(G, 'tools', { value: tools, writable: false, enumerable: false, configurable: false });
+  let program;
+  try {
+    program = new AsyncFunction(js + '\n//# sourceURL=ptc-program.js');
+  } catch (e) {
+    ended = true;
+    send('end', ['syntax', shortMessage(e)]);
+    return;
+  }
+  const promise = ReflectApply(program, undefined, []);
+  ReflectApply(PromiseThen, promise, [onReturn, describeThrown]);
+}
+// Returns -1 once the program ended, else how many of its calls are still pending. The value is
+// computed before this call's microtasks run, so the host confirms a 0 with a later 'probe': 0
+// then means nothing can ever resume the program (there are no timers or other event sources).
+return function entry(op, data) {
+  if (op === 'start') start(data);
+  return ended ? -1 : pendingCount;
+};`;

@@ -1,0 +1,182 @@
+/**
+ * Guest source, part of the bootstrap (see bootstrap-source.ts for the invariants): the JSON
+ * conversion every value leaving the isolate goes through (arguments, the return value, the
+ * thrown value, console arguments), and the console. It uses only the intrinsics the bootstrap
+ * captured before any program existed; it is concatenated into the same closure.
+ */
+
+/** The JSON walker (`toJsonText`, `Refusal`, `shortMessage`). */
+export const GUEST_JSON_SOURCE = String.raw`// ---- JSON conversion inside the isolate ------------------------------------------------------
+// Class fields define own properties, so a setter on Object.prototype never sees these.
+class Refusal { path; problem; limit; value; constructor(path, problem, limit, value) { this.path = path; this.problem = problem; this.limit = limit; this.value = value; } }
+const IDENT = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
+function childPath(path, key) {
+  if (typeof key === 'number') return path + '[' + key + ']';
+  return ReflectApply(RegExpExec, IDENT, [key]) !== null ? path + '.' + key : path + '[' + JSONStringify(key) + ']';
+}
+function brandOf(value) {
+  const proto = ObjectGetPrototypeOf(value);
+  if (proto === ObjectProto || proto === ArrayProto || proto === null) return undefined;
+  if (ArrayBufferIsView(value)) return 'binary data (a typed array or DataView)';
+  for (let i = 0; i < brandGetters.length; i++) {
+    try { ReflectApply(brandGetters[i][0], value, []); return brandGetters[i][1]; } catch { /* not this kind */ }
+  }
+  for (let i = 0; i < brandHas.length; i++) {
+    try { ReflectApply(brandHas[i][0], value, [value]); return brandHas[i][1]; } catch { /* not this kind */ }
+  }
+  if (proto === PromiseProto) return 'a Promise (did you forget await?)';
+  return undefined;
+}
+/**
+ * Converts a value to JSON text. caps: { maxBytes, maxDepth, maxNodes, bytesLimit, depthLimit,
+ * nodesLimit } (limit names reported on refusal). Throws a Refusal.
+ */
+function toJsonText(root, rootPath, caps) {
+  let nodes = 0;
+  let chars = 0;
+  const ancestors = list();
+  let depth = 0;
+  function walk(value, path, key) {
+    if (typeof value === 'object' && value !== null || typeof value === 'function') {
+      let toJSON;
+      try { toJSON = value.toJSON; } catch (e) { throw new Refusal(path, 'threw while reading toJSON: ' + shortMessage(e)); }
+      if (typeof toJSON === 'function') {
+        try { value = ReflectApply(toJSON, value, [key]); } catch (e) { throw new Refusal(path, 'its toJSON() threw: ' + shortMessage(e)); }
+      }
+    }
+    if (++nodes > caps.maxNodes) throw new Refusal(path, 'has more than ' + caps.maxNodes + ' values', caps.nodesLimit, caps.maxNodes);
+    let out;
+    switch (typeof value) {
+      case 'string': out = JSONStringify(value); break;
+      case 'number': out = NumberIsFinite(value) ? '' + value : 'null'; break;
+      case 'boolean': out = value ? 'true' : 'false'; break;
+      case 'undefined': return undefined;
+      case 'function': throw new Refusal(path, 'is a function');
+      case 'symbol': throw new Refusal(path, 'is a symbol');
+      case 'bigint': throw new Refusal(path, 'is a BigInt (convert it to a string or number)');
+      default: {
+        if (value === null) { out = 'null'; break; }
+        for (let i = 0; i < depth; i++) if (ancestors[i] === value) throw new Refusal(path, 'is a cycle (it contains itself)');
+        if (depth >= caps.maxDepth) throw new Refusal(path, 'is nested deeper than ' + caps.maxDepth + ' levels', caps.depthLimit, caps.maxDepth);
+        const brand = brandOf(value);
+        if (brand !== undefined) throw new Refusal(path, 'is ' + brand + ', which cannot cross as JSON');
+        ancestors[depth++] = value;
+        try {
+          if (ArrayIsArray(value)) {
+            const length = value.length;
+            out = '[';
+            for (let i = 0; i < length; i++) {
+              const item = walk(value[i], childPath(path, i), StringCtor(i));
+              out += (i === 0 ? '' : ',') + (item === undefined ? 'null' : item);
+              if ((chars + out.length) > caps.maxBytes) throw tooBig(path);
+            }
+            out += ']';
+          } else {
+            const isError = value instanceof ErrorCtor;
+            const keys = isError ? ['name', 'message'] : ObjectKeys(value);
+            out = '{';
+            let first = true;
+            for (let i = 0; i < keys.length; i++) {
+              const k = keys[i];
+              const item = walk(value[k], childPath(path, k), k);
+              if (item === undefined) continue;
+              out += (first ? '' : ',') + JSONStringify(k) + ':' + item;
+              first = false;
+              if ((chars + out.length) > caps.maxBytes) throw tooBig(path);
+            }
+            out += '}';
+          }
+        } catch (e) {
+          if (e instanceof Refusal) throw e;
+          throw new Refusal(path, 'threw while being read: ' + shortMessage(e));
+        } finally {
+          depth--;
+        }
+      }
+    }
+    return out;
+  }
+  function tooBig(path) { return new Refusal(path, 'is larger than ' + caps.maxBytes + ' bytes as JSON', caps.bytesLimit, caps.maxBytes); }
+  let text;
+  try {
+    text = walk(root, rootPath, '');
+  } catch (e) {
+    if (e instanceof Refusal) throw e;
+    throw new Refusal(rootPath, 'could not be converted: ' + shortMessage(e));
+  }
+  if (text === undefined) text = 'null';
+  // Length in UTF-16 units is a lower bound of UTF-8 bytes; the host checks the exact byte count.
+  if (text.length > caps.maxBytes) throw tooBig(rootPath);
+  return text;
+}
+function shortMessage(e) {
+  try {
+    if (e instanceof Refusal) return e.path + ' ' + e.problem;
+    if (typeof e === 'object' && e !== null) {
+      const name = e.name; const message = e.message;
+      if (typeof message === 'string') return (typeof name === 'string' && name ? name : 'Error') + ': ' + message;
+    }
+    if (typeof e === 'string') return e;
+    return StringCtor(e);
+  } catch {
+    return 'an unprintable value';
+  }
+}
+`;
+
+/** `ToolCallError` and `console` (both installed on the global scope). */
+export const GUEST_CONSOLE_SOURCE = String.raw`// ---- ToolCallError and console -----------------------------------------------------------------
+class ToolCallError extends ErrorCtor {
+  constructor(toolName, message) {
+    super(StringCtor(message));
+    ObjectDefineProperty(this, 'toolName', { value: StringCtor(toolName), enumerable: true, writable: false, configurable: false });
+    ObjectDefineProperty(this, 'stack', { value: 'ToolCallError: ' + StringCtor(message), enumerable: false, writable: true, configurable: true });
+  }
+}
+ObjectDefineProperty(ToolCallError.prototype, 'name', { value: 'ToolCallError', enumerable: false, writable: false, configurable: false });
+ObjectFreeze(ToolCallError.prototype);
+ObjectFreeze(ToolCallError);
+
+let caps;
+let logBytes = 0;
+let logStopped = false;
+const INSPECT_CAPS = { __proto__: null, maxBytes: 0, maxDepth: 32, maxNodes: 100000 };
+function formatArg(value) {
+  if (typeof value === 'string') return value;
+  if (typeof value === 'object' && value !== null) {
+    if (value instanceof ErrorCtor) {
+      try { const s = value.stack; if (typeof s === 'string') return s; } catch { /* fall through */ }
+      return shortMessage(value);
+    }
+    try {
+      INSPECT_CAPS.maxBytes = caps.maxLogBytes + 1;
+      return toJsonText(value, 'value', INSPECT_CAPS);
+    } catch (e) {
+      return '[unprintable: ' + (e instanceof Refusal ? e.path + ' ' + e.problem : shortMessage(e)) + ']';
+    }
+  }
+  if (typeof value === 'function') return '[Function]';
+  try { return StringCtor(value); } catch { return '[unprintable]'; }
+}
+function makeLogger(level) {
+  return function (...args) {
+    if (logStopped || caps === undefined) return;
+    let text = '';
+    for (let i = 0; i < args.length; i++) text += (i === 0 ? '' : ' ') + formatArg(args[i]);
+    logBytes += text.length; // a lower bound of the UTF-8 bytes; the host counts them exactly
+    if (logBytes > caps.maxLogBytes) {
+      logStopped = true;
+      send('limit', ['maxLogBytes', caps.maxLogBytes]);
+      return;
+    }
+    send('log', [level, text]);
+  };
+}
+const consoleObject = ObjectCreate(null);
+for (const level of ['log', 'info', 'warn', 'error', 'debug']) {
+  ObjectDefineProperty(consoleObject, level, { value: makeLogger(level), enumerable: true });
+}
+ObjectFreeze(consoleObject);
+ObjectDefineProperty(G, 'console', { value: consoleObject, writable: false, enumerable: false, configurable: false });
+ObjectDefineProperty(G, 'ToolCallError', { value: ToolCallError, writable: false, enumerable: false, configurable: false });
+`;

@@ -256,6 +256,11 @@ export function describeRunnerContract(label: string, makeRunner: () => ProgramR
         expect(f).toMatchObject({ kind: 'limit', limit: 'memoryMb', value: 16 });
       });
 
+      it('stops heap growth that starts after a tool result at memoryMb', async () => {
+        const f = failureOf((await runProgram(runner, 'await tools.echo({}); const a = []; for (;;) a.push({ i: a.length, s: "abc" + a.length });', { limits: { memoryMb: 16, cpuMs: 10_000 } })).outcome);
+        expect(f).toMatchObject({ kind: 'limit', limit: 'memoryMb', value: 16 });
+      });
+
       it('has no WebAssembly to grow memory with', async () => {
         const f = failureOf((await runProgram(runner, 'new WebAssembly.Memory({ initial: 1, maximum: 65536 }).grow(60000);')).outcome);
         expect(f).toMatchObject({ kind: 'thrown', message: 'ReferenceError: WebAssembly is not defined' });

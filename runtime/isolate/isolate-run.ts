@@ -131,6 +131,8 @@ class IsolateRun {
 
   private checkCpu(): void {
     if (this.settled) return;
+    // Only isolated-vm disposes an isolate of a live run: it does so when memoryLimit is passed.
+    if (this.prepared.isolate.isDisposed) return this.onIsolateError(new Error('isolate disposed (memory limit)'));
     if (this.usedCpuMs() > this.request.limits.cpuMs) return this.failCpu();
     // Quiet (no CPU since the last poll, no wait, nothing in flight): ask whether it can resume.
     if (this.started && !this.probing && this.inFlight === 0 && this.outcomes.idle) {

@@ -53,6 +53,16 @@ describe('when a schema uses $ref and $defs', () => {
     expect(new CodeChecker(generated).declarationDiagnostics()).toEqual([]);
   });
 
+  it('types recursion through a union (not an object) as an alias too', () => {
+    const { generated, output } = typesFrom(object({}), {
+      $ref: '#/$defs/L',
+      $defs: { L: { anyOf: [{ type: 'string' }, { type: 'array', items: { $ref: '#/$defs/L' } }] } },
+    });
+    expect(output).toBe('string | RecursiveValue_1[]');
+    expect(generated.declarations).toContain('type RecursiveValue_1 = string | RecursiveValue_1[];');
+    expect(new CodeChecker(generated).declarationDiagnostics()).toEqual([]);
+  });
+
   it('types a remote or dangling reference as unknown with a comment and a warning', () => {
     const { args, warnings } = typesFrom(object({ r: { $ref: 'https://example.com/s.json' }, m: { $ref: '#/$defs/Missing' } }));
     expect(args).toContain('r: /* unknown: $ref "https://example.com/s.json" cannot be resolved (only references into this document are) */ unknown;');

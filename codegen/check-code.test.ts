@@ -219,6 +219,11 @@ describe('when the input is unusual', () => {
     expect(checker.check('')).toEqual({ ok: true, diagnostics: [] });
   });
 
+  it('checks a long line of slashes and comment openers in one pass', () => {
+    expect(new CodeChecker(types).check('/'.repeat(150_000)).ok).toBe(true);
+    expect(new CodeChecker(types).check('/* */ '.repeat(20_000) + 'return 1;').ok).toBe(true);
+  });
+
   it('refuses a program over the size limit with one diagnostic naming the limit', () => {
     const result = checker.check('x'.repeat(MAX_CHECKED_PROGRAM_CHARS + 1));
     expect(result.ok).toBe(false);

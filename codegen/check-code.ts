@@ -139,7 +139,9 @@ export interface CodeCheckerOptions {
  * an explicit `as any` remains the visible way out. The text keeps its length and positions.
  */
 function neutralizeDirectives(text: string): string {
-  return text.replace(/(\/[/*][^\n]*?)@ts-(?=ignore|expect-error|nocheck|check)/g, '$1@ts_');
+  // Wherever it appears (a string literal only changes how its literal type is displayed): a
+  // pattern that first looked for the comment opener was quadratic on a long line of slashes.
+  return text.includes('@ts-') ? text.replace(/@ts-(?=ignore|expect-error|nocheck|check)/g, '@ts_') : text;
 }
 
 /**

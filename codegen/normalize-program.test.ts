@@ -105,3 +105,12 @@ describe('when the text has Windows line endings or is arbitrary', () => {
     );
   });
 });
+
+describe('when the text is built to make a scanner backtrack', () => {
+  it('handles thousands of leading comments in one pass (no exponential regular expression)', () => {
+    const code = '/* */ '.repeat(5000) + 'return 1;';
+    expect(normalizeProgram(code)).toEqual({ body: code, lineOffset: 0 });
+    const wrapped = '// note\n'.repeat(2000) + 'async () => {\n  return 1;\n}';
+    expect(normalizeProgram(wrapped).body.trim()).toBe('return 1;');
+  });
+});

@@ -104,7 +104,30 @@ function findWrapper(source: ts.SourceFile): ts.Block | undefined {
   return isEmptyAsyncFunction(expr) ? (expr.body as ts.Block) : undefined;
 }
 
-const MAYBE_WRAPPED = /^\s*(?:\/\/[^\n]*\n\s*|\/\*[\s\S]*?\*\/\s*)*(?:export\s+default\s+|await\s+|void\s+)?\(*\s*async\b/;
+const WRAPPER_START = /^(?:export\s+default\s+|await\s+|void\s+)?\(*\s*async\b/;
+
+/**
+ * True when the text, after leading whitespace and comments, starts like a wrapper. A linear
+ * scan: the text is hostile, and a regular expression with nested repetition over comments
+ * backtracks exponentially on `/* *\/ /* *\/ ... x`.
+ */
+function startsLikeWrapper(text: string): boolean {
+  let i = 0;
+  for (;;) {
+    while (i < text.length && /\s/.test(text[i]!)) i++;
+    if (text.startsWith('//', i)) {
+      const end = text.indexOf('\n', i);
+      if (end < 0) return false;
+      i = end + 1;
+    } else if (text.startsWith('/*', i)) {
+      const end = text.indexOf('*/', i + 2);
+      if (end < 0) return false;
+      i = end + 2;
+    } else {
+      return WRAPPER_START.test(text.slice(i, i + 200));
+    }
+  }
+}
 
 /**
  * Normalizes a model-written program to an async function body (see the file note). Never
@@ -113,7 +136,7 @@ const MAYBE_WRAPPED = /^\s*(?:\/\/[^\n]*\n\s*|\/\*[\s\S]*?\*\/\s*)*(?:export\s+d
 export function normalizeProgram(code: string): NormalizedProgram {
   const fenced = stripFence(String(code));
   const text = fenced.text;
-  if (!MAYBE_WRAPPED.test(text)) return { body: text, lineOffset: fenced.lineOffset };
+  if (!startsLikeWrapper(text)) return { body: text, lineOffset: fenced.lineOffset };
   const source = ts.createSourceFile('program.ts', text, ts.ScriptTarget.Latest, false, ts.ScriptKind.TS);
   // A wrapper with syntax errors is not recognised: the body as written gives better diagnostics.
   if ((source as unknown as { parseDiagnostics?: readonly unknown[] }).parseDiagnostics?.length) {

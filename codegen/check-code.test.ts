@@ -224,6 +224,13 @@ describe('when the input is unusual', () => {
     expect(new CodeChecker(types).check('/* */ '.repeat(20_000) + 'return 1;').ok).toBe(true);
   });
 
+  it('fails closed, without throwing, on nesting deep enough to exhaust the stack', () => {
+    const result = new CodeChecker(types).check('return ' + '['.repeat(50_000) + ']'.repeat(50_000) + ';');
+    expect(result.ok).toBe(false);
+    expect(result.diagnostics).toHaveLength(1);
+    expect(result.diagnostics[0]!.message).toMatch(/^The type checker failed on this program \(.+\); it was not checked\.$/);
+  });
+
   it('refuses a program over the size limit with one diagnostic naming the limit', () => {
     const result = checker.check('x'.repeat(MAX_CHECKED_PROGRAM_CHARS + 1));
     expect(result.ok).toBe(false);

@@ -137,12 +137,18 @@ export function normalizeProgram(code: string): NormalizedProgram {
   const fenced = stripFence(String(code));
   const text = fenced.text;
   if (!startsLikeWrapper(text)) return { body: text, lineOffset: fenced.lineOffset };
-  const source = ts.createSourceFile('program.ts', text, ts.ScriptTarget.Latest, false, ts.ScriptKind.TS);
-  // A wrapper with syntax errors is not recognised: the body as written gives better diagnostics.
-  if ((source as unknown as { parseDiagnostics?: readonly unknown[] }).parseDiagnostics?.length) {
-    return { body: text, lineOffset: fenced.lineOffset };
+  let source: ts.SourceFile;
+  let block: ts.Block | undefined;
+  try {
+    source = ts.createSourceFile('program.ts', text, ts.ScriptTarget.Latest, false, ts.ScriptKind.TS);
+    // A wrapper with syntax errors is not recognised: the body as written gives better diagnostics.
+    if ((source as unknown as { parseDiagnostics?: readonly unknown[] }).parseDiagnostics?.length) {
+      return { body: text, lineOffset: fenced.lineOffset };
+    }
+    block = findWrapper(source);
+  } catch {
+    return { body: text, lineOffset: fenced.lineOffset }; // nesting deep enough to exhaust the stack
   }
-  const block = findWrapper(source);
   if (!block) return { body: text, lineOffset: fenced.lineOffset };
   const open = block.getStart(source) + 1; // just after `{`
   const close = block.end - 1; // the `}`

@@ -138,6 +138,30 @@ describe('when typing schema shapes', () => {
   });
 });
 
+describe('when the generated types are compared as types (not text)', () => {
+  const checker = new CodeChecker(generateToolTypes(fixtureTools));
+  const equal = 'type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends (<T>() => T extends B ? 1 : 2) ? true : false;\n';
+  const exact: Record<string, string> = {
+    'get_weather args (default optional)': `ToolArgsMap['get_weather'], { city: string; units?: 'metric' | 'imperial' }`,
+    'github.search-issues output (nullable, nested arrays)':
+      `ToolOutputMap['github.search-issues'], { total: number; items: { number: number; title: string; assignee: string | null; labels: string[] }[] }`,
+    'read_file output (discriminated union)':
+      `ToolOutputMap['read_file'], { kind: 'text'; text: string; lines: number } | { kind: 'binary'; bytes: number; mime: string | null }`,
+    'set_labels output (default present)': `ToolOutputMap['set_labels'], { updated: number; skipped: string[] }`,
+    'ping (no output schema)': `ToolOutputMap['ping'], unknown`,
+    'a call resolves to the output type': `Awaited<ReturnType<Tools['read_file']>>, ToolOutputMap['read_file']`,
+  };
+  for (const [name, pair] of Object.entries(exact)) {
+    it(`types ${name} exactly`, () => {
+      expect(checker.check(`${equal}const same: Equal<${pair}> = true;\nreturn same;`)).toEqual({ ok: true, diagnostics: [] });
+    });
+  }
+
+  it('would notice a difference', () => {
+    expect(checker.check(`${equal}const same: Equal<ToolArgsMap['get_weather'], { city: string; units: 'metric' | 'imperial' }> = true;`).ok).toBe(false);
+  });
+});
+
 describe('when descriptions or names are hostile', () => {
   it('keeps a description that closes the comment inside the comment', () => {
     const generated = generateToolTypes([

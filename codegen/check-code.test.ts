@@ -363,6 +363,36 @@ describe('when the shared checker has served many checks', () => {
   });
 });
 
+describe('when the same programs go through both strategies', () => {
+  it('gives identical diagnostics (differential test over generated programs)', () => {
+    const shared = new CodeChecker(types);
+    const fresh = new CodeChecker(types, { strategy: 'fresh' });
+    const statements = [
+      `const w = await tools.get_weather({ city: 'Oslo' });`,
+      `const bad = await tools.get_weather({ city: 3 });`,
+      `const f = await tools.read_file({ path: 'a' });`,
+      `if (f.kind === 'text') console.log(f.text);`,
+      `console.log(f.text);`,
+      `const all = await Promise.all([1, 2].map((n) => tools.read_file({ path: String(n) })));`,
+      `try { await tools.ping(); } catch (e) { console.log(e.message); }`,
+      `await tools.nope();`,
+      `process.exit(1);`,
+      `let x; x = [1, 2].map((n) => n * 2); console.log(x);`,
+      `const m = new Map<string, number>(); m.set('a', 'b');`,
+      `interface Local { a: number } const l: Local = { a: 'x' };`,
+      `return w.temperature;`,
+      `const s = \`\${1}\`; const n: number = s;`,
+    ];
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom(...statements), { minLength: 1, maxLength: 8 }), (picked) => {
+        const code = picked.join('\n');
+        expect(shared.check(code)).toEqual(fresh.check(code));
+      }),
+      { numRuns: Number(process.env.DIFF_RUNS ?? 40) },
+    );
+  });
+});
+
 describe('when the program is arbitrary text', () => {
   const checker = new CodeChecker(types);
   it('never throws and positions every diagnostic inside the text', () => {

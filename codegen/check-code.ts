@@ -231,7 +231,8 @@ export class CodeChecker {
         category: d.category === ts.DiagnosticCategory.Error ? 'error' : 'warning',
       });
     }
-    diagnostics.sort((a, b) => a.line - b.line || a.column - b.column);
+    // A total order, so the result does not depend on the order the compiler reported in.
+    diagnostics.sort((a, b) => a.line - b.line || a.column - b.column || a.code - b.code || (a.message < b.message ? -1 : a.message > b.message ? 1 : 0));
     const unique = diagnostics.filter((d, i) => i === 0 || d.line !== diagnostics[i - 1]!.line || d.column !== diagnostics[i - 1]!.column || d.message !== diagnostics[i - 1]!.message);
     const capped = unique.length > MAX_DIAGNOSTICS ? [...unique.slice(0, MAX_DIAGNOSTICS - 1), summary(unique, MAX_DIAGNOSTICS - 1)] : unique;
     return { ok: !capped.some((d) => d.category === 'error'), diagnostics: capped };

@@ -382,6 +382,17 @@ describe('when the same programs go through both strategies', () => {
       `interface Local { a: number } const l: Local = { a: 'x' };`,
       `return w.temperature;`,
       `const s = \`\${1}\`; const n: number = s;`,
+      `class Box<T> { constructor(readonly v: T) {} get(): T { return this.v; } } const b = new Box(1).get().toFixed();`,
+      `enum Color { Red, Green } const c: Color = Color.Red;`,
+      `const { items = [] } = await tools.github_search_issues({ repo: 'a/b', query: 'q' }).catch(() => ({ items: [] }));`,
+      `outer: for (const i of [1, 2]) { for (const j of [3]) { if (i === j) break outer; } }`,
+      `const cfg = { mode: 'merge' } as const satisfies { mode: string };`,
+      `function f(this: void, ...rest: number[]) { return arguments.length + rest.length; }`,
+      `const mod = await import('node:fs');`,
+      `namespace N { export const a = 1; }`,
+      `declare const hidden: any;`,
+      `const gen = async function* () { yield await tools.ping(); };`,
+      `const t = (await tools.list_folders())?.children?.[0]?.name ?? 'none';`,
     ];
     fc.assert(
       fc.property(fc.array(fc.constantFrom(...statements), { minLength: 1, maxLength: 8 }), (picked) => {

@@ -36,39 +36,51 @@ function toJsonText(root, rootPath, caps) {
   let chars = 0;
   const ancestors = list();
   let depth = 0;
-  function walk(value, path, key) {
+  // Paths are built only for a refusal: a value's place is (up, key), up being its parent's
+  // node { up, key } (null at the root, whose key is rootPath).
+  function pathOf(up, key) {
+    const keys = list();
+    let n = 0;
+    keys[n++] = key;
+    while (up !== null) { keys[n++] = up.key; up = up.up; }
+    let text = keys[n - 1];
+    for (let i = n - 2; i >= 0; i--) text = childPath(text, keys[i]);
+    return text;
+  }
+  function walk(value, up, key) {
     if (typeof value === 'object' && value !== null || typeof value === 'function') {
       let toJSON;
-      try { toJSON = value.toJSON; } catch (e) { throw new Refusal(path, 'threw while reading toJSON: ' + shortMessage(e)); }
+      try { toJSON = value.toJSON; } catch (e) { throw new Refusal(pathOf(up, key), 'threw while reading toJSON: ' + shortMessage(e)); }
       if (typeof toJSON === 'function') {
-        try { value = ReflectApply(toJSON, value, [key]); } catch (e) { throw new Refusal(path, 'its toJSON() threw: ' + shortMessage(e)); }
+        try { value = ReflectApply(toJSON, value, [up === null ? '' : StringCtor(key)]); } catch (e) { throw new Refusal(pathOf(up, key), 'its toJSON() threw: ' + shortMessage(e)); }
       }
     }
-    if (++nodes > caps.maxNodes) throw new Refusal(path, 'has more than ' + caps.maxNodes + ' values', caps.nodesLimit, caps.maxNodes);
+    if (++nodes > caps.maxNodes) throw new Refusal(pathOf(up, key), 'has more than ' + caps.maxNodes + ' values', caps.nodesLimit, caps.maxNodes);
     let out;
     switch (typeof value) {
       case 'string': out = JSONStringify(value); break;
       case 'number': out = NumberIsFinite(value) ? '' + value : 'null'; break;
       case 'boolean': out = value ? 'true' : 'false'; break;
       case 'undefined': return undefined;
-      case 'function': throw new Refusal(path, 'is a function');
-      case 'symbol': throw new Refusal(path, 'is a symbol');
-      case 'bigint': throw new Refusal(path, 'is a BigInt (convert it to a string or number)');
+      case 'function': throw new Refusal(pathOf(up, key), 'is a function');
+      case 'symbol': throw new Refusal(pathOf(up, key), 'is a symbol');
+      case 'bigint': throw new Refusal(pathOf(up, key), 'is a BigInt (convert it to a string or number)');
       default: {
         if (value === null) { out = 'null'; break; }
-        for (let i = 0; i < depth; i++) if (ancestors[i] === value) throw new Refusal(path, 'is a cycle (it contains itself)');
-        if (depth >= caps.maxDepth) throw new Refusal(path, 'is nested deeper than ' + caps.maxDepth + ' levels', caps.depthLimit, caps.maxDepth);
+        for (let i = 0; i < depth; i++) if (ancestors[i] === value) throw new Refusal(pathOf(up, key), 'is a cycle (it contains itself)');
+        if (depth >= caps.maxDepth) throw new Refusal(pathOf(up, key), 'is nested deeper than ' + caps.maxDepth + ' levels', caps.depthLimit, caps.maxDepth);
         const brand = brandOf(value);
-        if (brand !== undefined) throw new Refusal(path, 'is ' + brand + ', which cannot cross as JSON');
+        if (brand !== undefined) throw new Refusal(pathOf(up, key), 'is ' + brand + ', which cannot cross as JSON');
+        const here = { __proto__: null, up, key };
         ancestors[depth++] = value;
         try {
           if (ArrayIsArray(value)) {
             const length = value.length;
             out = '[';
             for (let i = 0; i < length; i++) {
-              const item = walk(value[i], childPath(path, i), StringCtor(i));
+              const item = walk(value[i], here, i);
               out += (i === 0 ? '' : ',') + (item === undefined ? 'null' : item);
-              if ((chars + out.length) > caps.maxBytes) throw tooBig(path);
+              if ((chars + out.length) > caps.maxBytes) throw tooBig(pathOf(up, key));
             }
             out += ']';
           } else {
@@ -78,17 +90,17 @@ function toJsonText(root, rootPath, caps) {
             let first = true;
             for (let i = 0; i < keys.length; i++) {
               const k = keys[i];
-              const item = walk(value[k], childPath(path, k), k);
+              const item = walk(value[k], here, k);
               if (item === undefined) continue;
               out += (first ? '' : ',') + JSONStringify(k) + ':' + item;
               first = false;
-              if ((chars + out.length) > caps.maxBytes) throw tooBig(path);
+              if ((chars + out.length) > caps.maxBytes) throw tooBig(pathOf(up, key));
             }
             out += '}';
           }
         } catch (e) {
           if (e instanceof Refusal) throw e;
-          throw new Refusal(path, 'threw while being read: ' + shortMessage(e));
+          throw new Refusal(pathOf(up, key), 'threw while being read: ' + shortMessage(e));
         } finally {
           depth--;
         }
@@ -99,7 +111,7 @@ function toJsonText(root, rootPath, caps) {
   function tooBig(path) { return new Refusal(path, 'is larger than ' + caps.maxBytes + ' bytes as JSON', caps.bytesLimit, caps.maxBytes); }
   let text;
   try {
-    text = walk(root, rootPath, '');
+    text = walk(root, null, rootPath);
   } catch (e) {
     if (e instanceof Refusal) throw e;
     throw new Refusal(rootPath, 'could not be converted: ' + shortMessage(e));

@@ -92,7 +92,7 @@ export function formatDemo(entries: readonly DemoEntry[]): string {
   }
   out.push('');
   out.push('Tokens: gpt-tokenizer (o200k_base). "direct" = every call\'s rendered result, read once (re-reading history on later turns is not counted,');
-  out.push('so direct use costs more than shown). "PTC" = run_code\'s returned content (result, logs, call list, stats) and the program text.');
+  out.push('so direct use costs more than shown). "PTC" = run_code\'s returned content (result, logs, call counts, failed calls) and the program text.');
   return out.join('\n');
 }
 

@@ -7,6 +7,7 @@ export default defineConfig({
     // isolated-vm's README: Node 20+ must run without the startup snapshot.
     execArgv: ['--no-node-snapshot'],
     pool: 'forks',
+    reporters: ['default', './test/support/summary-reporter.ts'],
     testTimeout: 20_000,
     typecheck: {
       enabled: true,

@@ -22,7 +22,7 @@ function scheduleFlush() {
 // an apply whose promise the host resolves with the next batch of outcomes (one isolate hop per
 // batch, and the isolate keeps running meanwhile). Calls queued while a wait is outstanding go
 // out with applyIgnored.
-function flush() {
+const flush = (function flush() {
   flushScheduled = false;
   const items = queue;
   if (items.length === 0 && (pendingCount === 0 || waiting)) return;
@@ -44,18 +44,18 @@ function flush() {
   waiting = true;
   const outcomes = ReflectApply(applyCall, dispatchRef, [undefined, ['wait', last], WAIT_OPTIONS]);
   ReflectApply(PromiseThen, outcomes, [onOutcomes, onWaitFailed]);
-}
-function onOutcomes(items) {
+});
+const onOutcomes = (function onOutcomes(items) {
   waiting = false;
   if (ArrayIsArray(items)) deliver(items);
   scheduleFlush();
-}
+});
 function onWaitFailed() {
   // The host ended the run (or is gone): nothing more will arrive.
   waiting = false;
 }
-function makeTool(name) {
-  const tool = function (args) {
+const makeTool = (function makeTool(name) {
+  const tool = (function (args) {
     const site = { __proto__: null };
     ErrorCaptureStackTrace(site, tool);
     return new PromiseCtor((resolve, reject) => {
@@ -78,11 +78,11 @@ function makeTool(name) {
       queue[at] = id; queue[at + 1] = name; queue[at + 2] = json;
       scheduleFlush();
     });
-  };
+  });
   ObjectDefineProperty(tool, 'name', { value: name });
   return ObjectFreeze(tool);
-}
-function deliver(items) {
+});
+const deliver = (function deliver(items) {
   for (let i = 0; i + 3 < items.length; i += 4) {
     const id = items[i];
     const entry = pending[id];
@@ -99,7 +99,7 @@ function deliver(items) {
       entry.reject(failure);
     }
   }
-}
+});
 `;
 
 /** The program: compile, run, report the end; and the `entry` function returned to the host. */
@@ -143,7 +143,7 @@ function describeThrown(e) {
   ended = true;
   send('end', ['throw', message, where[0], where[1]]);
 }
-function onReturn(value) {
+const onReturn = (function onReturn(value) {
   ended = true;
   let json;
   try {
@@ -158,9 +158,9 @@ function onReturn(value) {
     return;
   }
   send('end', ['return', json]);
-}
+});
 let started = false;
-function start(data) {
+const start = (function start(data) {
   if (started) return;
   started = true;
   const js = data[0];
@@ -188,7 +188,11 @@ function start(data) {
   }
   const promise = ReflectApply(program, undefined, []);
   ReflectApply(PromiseThen, promise, [onReturn, describeThrown]);
-}
+});
+// Warm-up, before any program exists: run the conversion every call and result goes through
+// once, so a pooled isolate has it compiled before its run (the functions above that a run needs
+// are parenthesized, which makes V8 compile them with the bootstrap rather than on first use).
+toJsonText({ a: [1, 'x', true, null], b: { c: 1.5 } }, 'warm', { __proto__: null, maxBytes: 1024, maxDepth: 8, maxNodes: 100, bytesLimit: undefined, depthLimit: undefined, nodesLimit: undefined });
 // Returns -1 once the program ended, else how many of its calls are still pending. The value is
 // computed before this call's microtasks run, so the host confirms a 0 with a later 'probe': 0
 // then means nothing can ever resume the program (there are no timers or other event sources).

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { runCli } from '../cli/main.js';
+import { captureCli } from './support/capture-cli.js';
 import { generateToolTypes } from '../codegen/index.js';
 import { fixtureTools } from '../codegen/fixtures/fixture-tools.js';
 
@@ -11,21 +11,7 @@ const fixture = (name: string) => fileURLToPath(new URL(`../codegen/fixtures/${n
 const TOOLS = fixture('cli-tools-module.ts');
 const dir = mkdtempSync(join(tmpdir(), 'ptc-codegen-'));
 
-async function capture(argv: string[]) {
-  let out = '';
-  let err = '';
-  const o = vi.spyOn(process.stdout, 'write').mockImplementation((c) => ((out += String(c)), true));
-  const e = vi.spyOn(process.stderr, 'write').mockImplementation((c) => ((err += String(c)), true));
-  process.exitCode = undefined;
-  try {
-    const code = await runCli(argv);
-    return { code, out, err };
-  } finally {
-    o.mockRestore();
-    e.mockRestore();
-    process.exitCode = undefined;
-  }
-}
+const capture = captureCli;
 
 function script(name: string, text: string): string {
   const path = join(dir, name);

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { runCli } from '../cli/main.js';
+import { captureCli } from './support/capture-cli.js';
 import { traceFileSink } from '../tools/index.js';
 import { createHost } from '../examples/tools.js';
 import { registerBridgeRun } from './support/bridge-run.js';
@@ -13,21 +13,7 @@ import { renderTree } from '../cli/trace/render-tree.js';
 const dir = mkdtempSync(join(tmpdir(), 'ptc-trace-'));
 let tracePath = '';
 
-async function capture(argv: string[]) {
-  let out = '';
-  let err = '';
-  const o = vi.spyOn(process.stdout, 'write').mockImplementation((c) => ((out += String(c)), true));
-  const e = vi.spyOn(process.stderr, 'write').mockImplementation((c) => ((err += String(c)), true));
-  process.exitCode = undefined;
-  try {
-    const code = await runCli(argv);
-    return { code, out, err };
-  } finally {
-    o.mockRestore();
-    e.mockRestore();
-    process.exitCode = undefined;
-  }
-}
+const capture = captureCli;
 
 beforeAll(async () => {
   tracePath = join(dir, 'run.jsonl');

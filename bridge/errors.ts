@@ -17,9 +17,6 @@ export class RunLimitError extends PtcError {
   ) {
     super(`run_code limit ${limit}=${value} exceeded: ${detail}`);
   }
-  static override isInstance(value: unknown): value is RunLimitError {
-    return PtcError.isInstance(value) && value.name === 'RunLimitError';
-  }
 }
 
 /** The run was cancelled from outside (the run_code call's own signal). */
@@ -27,8 +24,5 @@ export class RunAbortedError extends PtcError {
   override readonly name = 'RunAbortedError';
   constructor(readonly detail: string) {
     super(`run_code was aborted: ${detail}`);
-  }
-  static override isInstance(value: unknown): value is RunAbortedError {
-    return PtcError.isInstance(value) && value.name === 'RunAbortedError';
   }
 }

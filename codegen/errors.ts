@@ -14,9 +14,6 @@ export class CallableNameCollisionError extends PtcError {
       `Tools "${toolNames[0]}" and "${toolNames[1]}" both map to the callable name tools.${callableName} in programs; rename one of them (or exclude it)`,
     );
   }
-  static override isInstance(value: unknown): value is CallableNameCollisionError {
-    return PtcError.isInstance(value) && value.name === 'CallableNameCollisionError';
-  }
 }
 
 /** The argument given to a codegen function is not what it accepts. */
@@ -28,8 +25,5 @@ export class CodegenInputError extends PtcError {
     readonly problem: string,
   ) {
     super(`${argument} ${problem}`);
-  }
-  static override isInstance(value: unknown): value is CodegenInputError {
-    return PtcError.isInstance(value) && value.name === 'CodegenInputError';
   }
 }

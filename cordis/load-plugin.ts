@@ -24,9 +24,6 @@ export class ToolPluginError extends PtcError {
   ) {
     super(`Cannot load tool plugin "${plugin}": ${problem}`);
   }
-  static override isInstance(value: unknown): value is ToolPluginError {
-    return PtcError.isInstance(value) && value.name === 'ToolPluginError';
-  }
 }
 
 /** The plugin object in a module namespace (named exports, or a default export), if any. */

@@ -9,9 +9,6 @@ export class McpConfigError extends PtcError {
   ) {
     super(`${source}: ${problem}`);
   }
-  static override isInstance(value: unknown): value is McpConfigError {
-    return PtcError.isInstance(value) && value.name === 'McpConfigError';
-  }
 }
 
 /** An MCP server could not be started or initialized; `stderrTail` is the end of what it printed. */
@@ -24,8 +21,5 @@ export class McpServerStartError extends PtcError {
     readonly stderrTail: string,
   ) {
     super(`MCP server "${server}" (${command}) failed to start: ${problem}${stderrTail ? `\n--- its stderr (last lines) ---\n${stderrTail}` : ''}`);
-  }
-  static override isInstance(value: unknown): value is McpServerStartError {
-    return PtcError.isInstance(value) && value.name === 'McpServerStartError';
   }
 }

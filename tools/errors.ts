@@ -9,9 +9,13 @@ const BRAND = Symbol.for('ptc-runtime.error');
 /** Base class of every error this package throws on the host side. */
 export class PtcError extends Error {
   readonly [BRAND] = true;
-  /** True for any ptc-runtime error, even from another copy of the package. */
-  static isInstance(value: unknown): value is PtcError {
-    return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[BRAND] === true;
+  /**
+   * `PtcError.isInstance(x)`: any ptc-runtime error; `SomeError.isInstance(x)`: that class (by
+   * its `name`), even when `x` comes from another copy of the package.
+   */
+  static isInstance<T extends PtcError>(this: abstract new (...args: never[]) => T, value: unknown): value is T {
+    if (typeof value !== 'object' || value === null || (value as Record<symbol, unknown>)[BRAND] !== true) return false;
+    return (this as unknown) === PtcError || (value as PtcError).name === (this as unknown as { name: string }).name;
   }
 }
 
@@ -25,9 +29,6 @@ export class ToolDefinitionError extends PtcError {
   ) {
     super(`Invalid tool "${toolName}": ${field} ${problem}`);
   }
-  static override isInstance(value: unknown): value is ToolDefinitionError {
-    return PtcError.isInstance(value) && value.name === 'ToolDefinitionError';
-  }
 }
 
 /** Registering a tool failed (for instance the name is taken). */
@@ -38,9 +39,6 @@ export class ToolRegistrationError extends PtcError {
     readonly problem: string,
   ) {
     super(`Cannot register tool "${toolName}": ${problem}`);
-  }
-  static override isInstance(value: unknown): value is ToolRegistrationError {
-    return PtcError.isInstance(value) && value.name === 'ToolRegistrationError';
   }
 }
 
@@ -56,8 +54,5 @@ export class ToolCallError extends PtcError {
     message: string,
   ) {
     super(message);
-  }
-  static override isInstance(value: unknown): value is ToolCallError {
-    return PtcError.isInstance(value) && value.name === 'ToolCallError';
   }
 }

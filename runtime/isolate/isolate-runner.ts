@@ -57,9 +57,6 @@ export class RunRequestError extends PtcError {
   ) {
     super(`Invalid run request: ${field} ${problem}`);
   }
-  static override isInstance(value: unknown): value is RunRequestError {
-    return PtcError.isInstance(value) && value.name === 'RunRequestError';
-  }
 }
 
 const LIMIT_FIELDS = ['memoryMb', 'cpuMs', 'wallMs', 'maxCalls', 'maxInFlight', 'maxOutputBytes', 'maxLogBytes', 'maxArgBytes', 'maxArgDepth', 'maxArgNodes', 'maxResultBytes', 'rssMb'] as const;

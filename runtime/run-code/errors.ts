@@ -18,9 +18,6 @@ export class RunCodeError extends PtcError {
   ) {
     super(message);
   }
-  static override isInstance(value: unknown): value is RunCodeError {
-    return PtcError.isInstance(value) && value.name === 'RunCodeError';
-  }
 }
 
 /** The runner for the requested isolation could not be loaded or started. */
@@ -31,8 +28,5 @@ export class RunnerUnavailableError extends PtcError {
     readonly detail: string,
   ) {
     super(`run_code: the "${isolation}" runner is not available: ${detail}`);
-  }
-  static override isInstance(value: unknown): value is RunnerUnavailableError {
-    return PtcError.isInstance(value) && value.name === 'RunnerUnavailableError';
   }
 }

@@ -10,9 +10,6 @@ export class UnknownJobError extends PtcError {
   constructor(readonly jobId: string) {
     super(`Unknown job "${jobId}". Call job_list to see your jobs.`);
   }
-  static override isInstance(value: unknown): value is UnknownJobError {
-    return PtcError.isInstance(value) && value.name === 'UnknownJobError';
-  }
 }
 
 /** A job could not start: a bad field of `jobs.start`, a limit reached, or the host is closed. */
@@ -23,8 +20,5 @@ export class JobStartError extends PtcError {
     readonly problem: string,
   ) {
     super(`Cannot start job: ${field} ${problem}`);
-  }
-  static override isInstance(value: unknown): value is JobStartError {
-    return PtcError.isInstance(value) && value.name === 'JobStartError';
   }
 }

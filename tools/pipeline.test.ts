@@ -215,4 +215,21 @@ describe('abort', () => {
     expect(result.error?.kind).toBe('aborted');
     expect(bodySignal?.aborted).toBe(true);
   });
+
+  it('many calls in flight on one signal share one listener, and an abort still reaches every one', async () => {
+    const { host } = recordingHost();
+    host.register(defineTool({ name: 'hang', description: 'Hangs.', isConcurrencySafe: true, execute: () => new Promise(() => {}) }));
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => warnings.push(w.name);
+    process.on('warning', onWarning);
+    const controller = new AbortController();
+    const pending = Array.from({ length: 50 }, (_, i) => host.call({ id: String(i), name: 'hang', args: {} }, { signal: controller.signal }));
+    await new Promise((r) => setTimeout(r, 5));
+    controller.abort();
+    const results = await Promise.all(pending);
+    await new Promise((r) => setImmediate(r));
+    process.off('warning', onWarning);
+    expect(results.every((r) => r.error?.kind === 'aborted')).toBe(true);
+    expect(warnings).not.toContain('MaxListenersExceededWarning');
+  });
 });

@@ -13,6 +13,7 @@ import { materializeArgs, materializeValue, ValidationError } from './materializ
 import { applyPostExecute, type ResultDraft } from './post-execute.js';
 import { decidePreExecute } from './pre-execute.js';
 import { requestApproval, type ApprovalChannel } from './approval.js';
+import { subscribeAbort } from './abort-subscription.js';
 import { renderContent, textContent } from './render.js';
 import type { ToolHost } from './host.js';
 import type { CallOptions, ToolCall, ToolErrorKind, ToolExecution, ToolOrigin, ToolResult } from './types.js';
@@ -246,18 +247,17 @@ function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T | typ
     return Promise.resolve(ABORTED);
   }
   return new Promise((resolve, reject) => {
-    const onAbort = () => {
+    const unsubscribe = subscribeAbort(signal, () => {
       promise.catch(() => {});
       resolve(ABORTED);
-    };
-    signal.addEventListener('abort', onAbort, { once: true });
+    });
     promise.then(
       (v) => {
-        signal.removeEventListener('abort', onAbort);
+        unsubscribe();
         resolve(v);
       },
       (e: unknown) => {
-        signal.removeEventListener('abort', onAbort);
+        unsubscribe();
         reject(e);
       },
     );

@@ -4,16 +4,30 @@
  * stdout, diagnostics to stderr. Exit codes: 0 ok, 1 the program or check failed, 2 usage or
  * input error.
  */
-import { realpathSync } from 'node:fs';
+import { readFileSync, realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { Command, CommanderError } from 'commander';
 import { commands } from './commands/index.js';
 import { CliError, EXIT } from './errors.js';
 
+function packageVersion(): string {
+  // cli/main.ts sits one level below the package root, dist/cli/main.js two.
+  for (const rel of ['../package.json', '../../package.json']) {
+    try {
+      const pkg = JSON.parse(readFileSync(new URL(rel, import.meta.url), 'utf8')) as { name?: string; version?: string };
+      if (pkg.name === 'ptc-runtime' && pkg.version) return pkg.version;
+    } catch {
+      // try the next candidate
+    }
+  }
+  return 'unknown';
+}
+
 /** Builds the program (exported for tests). */
 export function buildProgram(): Command {
   const program = new Command('ptc')
     .description('Programmatic tool calling: run model-written TypeScript against your tools, in V8 isolates.')
+    .version(packageVersion(), '-V, --version')
     .showHelpAfterError()
     .exitOverride();
   for (const register of commands) register(program);

@@ -27,18 +27,17 @@
  * - The program is compiled with the `AsyncFunction` constructor, which parses the body on its
  *   own: a body that closes the wrapper's brace is a syntax error, not an injection.
  *
- * Messages to the host (`$0.applyIgnored(undefined, [kind, list])`, strings and numbers only):
- *   `wait`   [id, name, argsJson, ...]     sent with `$0.apply(..., { result: { promise: true } })`:
- *            calls queued in one microtask turn, and a request for the next batch of outcomes
- *            ([id, ok, jsonOrToolName, message, ...]), which the host's promise resolves with
- *   `calls`  [id, name, argsJson, ...]     more calls while a wait is outstanding
+ * Messages to the host (`$0.applyIgnored(undefined, [kind, list])`, strings and numbers only; the
+ * isolate never waits for the host):
+ *   `calls`  [id, name, argsJson, ...]     the calls queued in one microtask turn
  *   `log`    [level, text]
  *   `limit`  [limitName, value]            a cap enforced here was passed (maxLogBytes)
  *   `end`    ['return', json] | ['throw', message, line, column] | ['syntax', message]
  *            | ['limit', limitName, value, message]
  * The host calls the returned entry function: `entry('start', [js, toolNamesJson, capsJson])` once,
- * and `entry('probe', [])` to ask whether an idle program can still resume. Each returns -1 once
- * the program ended, else the number of its pending calls (0: it can never resume).
+ * `entry('deliver', [id, ok, jsonOrToolName, message, ...])` (with applyIgnored) to push a batch of
+ * call outcomes in, and `entry('probe', [])` to ask whether an idle program can still resume. Each
+ * returns -1 once the program ended, else the number of its pending calls (0: it can never resume).
  */
 import { GUEST_CALLS_SOURCE, GUEST_PROGRAM_SOURCE } from './guest-calls-source.js';
 import { GUEST_CONSOLE_SOURCE, GUEST_JSON_SOURCE } from './guest-json-source.js';
@@ -96,13 +95,7 @@ if (typeof SharedArrayBuffer === 'function') brandGetters[brandGetters.length] =
 const brandHas = [[WeakMap.prototype.has, 'a WeakMap'], [WeakSet.prototype.has, 'a WeakSet']];
 const AsyncFunction = ObjectGetPrototypeOf(async function () {}).constructor;
 const applyIgnored = dispatchRef.applyIgnored;
-const applyCall = dispatchRef.apply;
 const SEND_OPTIONS = ObjectFreeze({ __proto__: null, arguments: ObjectFreeze({ __proto__: null, copy: true }) });
-const WAIT_OPTIONS = ObjectFreeze({
-  __proto__: null,
-  arguments: ObjectFreeze({ __proto__: null, copy: true }),
-  result: ObjectFreeze({ __proto__: null, promise: true, copy: true }),
-});
 const STACK_FRAME = /ptc-program\.js:(\d+):(\d+)/;
 if ((function () { return this; })() !== undefined) throw new ErrorCtor('bootstrap must be strict');
 // isolated-vm settles the promise of an apply through the guest's Promise.prototype.then (and its

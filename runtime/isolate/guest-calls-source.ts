@@ -1,10 +1,10 @@
 /**
  * Guest source, part of the bootstrap (see bootstrap-source.ts for the invariants): the calls
- * (`tools`, batching, the one outstanding wait, delivery of outcomes) and the program's start and
+ * (`tools`, batching, delivery of outcomes) and the program's start and
  * end. Concatenated into the bootstrap's closure after the JSON and console parts.
  */
 
-/** Calls: queue, flush, wait, deliver, `makeTool`. */
+/** Calls: queue, flush, deliver, `makeTool`. */
 export const GUEST_CALLS_SOURCE = String.raw`// ---- calls -------------------------------------------------------------------------------------
 const pending = ObjectCreate(null);
 let pendingCount = 0;
@@ -14,46 +14,25 @@ let queue = list();
 let flushScheduled = false;
 const resolved = ReflectApply(PromiseThen, PromiseCtor.resolve(), []);
 const MAX_BATCH = 3 * 1024;
-let waiting = false;
 function scheduleFlush() {
   if (!flushScheduled) { flushScheduled = true; ReflectApply(PromiseThen, resolved, [flush]); }
 }
-// Sends the queued calls. While the program has pending calls, exactly one 'wait' is outstanding:
-// an apply whose promise the host resolves with the next batch of outcomes (one isolate hop per
-// batch, and the isolate keeps running meanwhile). Calls queued while a wait is outstanding go
-// out with applyIgnored.
+// Sends the calls queued in this microtask turn, in messages of at most MAX_BATCH items, with
+// applyIgnored: the isolate never waits for the host. The host pushes the outcomes back in with
+// entry('deliver', outcomes), also fire-and-forget (one isolate task per batch each way).
 const flush = (function flush() {
   flushScheduled = false;
   const items = queue;
-  if (items.length === 0 && (pendingCount === 0 || waiting)) return;
+  if (items.length === 0) return;
   queue = list();
-  let from = 0;
-  while (items.length - from > MAX_BATCH || (waiting && from < items.length)) {
+  if (items.length <= MAX_BATCH) { send('calls', items); return; }
+  for (let from = 0; from < items.length; from += MAX_BATCH) {
     const part = list();
     const end = MathMin(items.length, from + MAX_BATCH);
     for (let i = from; i < end; i++) part[i - from] = items[i];
     send('calls', part);
-    from = end;
   }
-  if (waiting) return;
-  let last = items;
-  if (from > 0) {
-    last = list();
-    for (let i = from; i < items.length; i++) last[i - from] = items[i];
-  }
-  waiting = true;
-  const outcomes = ReflectApply(applyCall, dispatchRef, [undefined, ['wait', last], WAIT_OPTIONS]);
-  ReflectApply(PromiseThen, outcomes, [onOutcomes, onWaitFailed]);
 });
-const onOutcomes = (function onOutcomes(items) {
-  waiting = false;
-  if (ArrayIsArray(items)) deliver(items);
-  scheduleFlush();
-});
-function onWaitFailed() {
-  // The host ended the run (or is gone): nothing more will arrive.
-  waiting = false;
-}
 const makeTool = (function makeTool(name) {
   const tool = (function (args) {
     const site = { __proto__: null };
@@ -197,6 +176,7 @@ toJsonText({ a: [1, 'x', true, null], b: { c: 1.5 } }, 'warm', { __proto__: null
 // computed before this call's microtasks run, so the host confirms a 0 with a later 'probe': 0
 // then means nothing can ever resume the program (there are no timers or other event sources).
 return function entry(op, data) {
-  if (op === 'start') start(data);
+  if (op === 'deliver') { if (ArrayIsArray(data)) deliver(data); }
+  else if (op === 'start') start(data);
   return ended ? -1 : pendingCount;
 };`;

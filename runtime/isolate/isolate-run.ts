@@ -2,12 +2,12 @@
  * One run of one program in one prepared isolate: the host half of the bootstrap's protocol.
  *
  * Why it is shaped this way:
- * - The guest never blocks on the host. Its calls arrive batched (one message per microtask
- *   turn); each goes to `bridge.call` at once. While it has calls pending, the guest keeps one
- *   `wait` outstanding (`apply` with a promise result): the host resolves it with every outcome
- *   ready by then, so a sequential call costs one isolate round trip and `Promise.all` in the
- *   program really overlaps calls (measured: half the cost of delivering with a separate apply).
- * - CPU: the start runs under an isolated-vm timeout of the budget; code resumed by a wait's
+ * - The guest never blocks on the host, and neither waits for the other. Its calls arrive batched
+ *   (one fire-and-forget message per microtask turn); each goes to `bridge.call` at once. Outcomes
+ *   ready together are pushed back in one fire-and-forget `entry('deliver', batch)`, so a
+ *   sequential call costs one isolate task each way and `Promise.all` in the program really
+ *   overlaps calls.
+ * - CPU: the start runs under an isolated-vm timeout of the budget; code resumed by a delivered
  *   outcome runs outside any host apply, so a poll of `isolate.cpuTime` (every `cpuPollMs`)
  *   catches it and disposes the isolate. Together they stop a sync loop, `for(;;) await null`,
  *   and a loop that starts after a tool result.
@@ -22,7 +22,7 @@
  */
 import type { GuestBridge, GuestCallOutcome, RunFailure, RunRequest } from '../program-runner.js';
 import { disposeQuietly, type PreparedIsolate } from './prepared-isolate.js';
-import { OutcomeQueue } from './outcome-queue.js';
+import { OutcomeQueue, type OutcomeBatch } from './outcome-queue.js';
 import { abortMessage, isCallId, overBytes, utf8Length } from './run-checks.js';
 import { locateSyntaxError, programPosition } from './program-position.js';
 import type { IsolateRunOutcome, LateCallAwareBridge, LateCallEvent, RunStartup } from './run-types.js';
@@ -54,7 +54,7 @@ class IsolateRun {
   private readonly baseCpu: bigint;
   private lastCpuNs = 0;
   private timer: NodeJS.Timeout | undefined;
-  private readonly outcomes = new OutcomeQueue();
+  private readonly outcomes = new OutcomeQueue((items) => this.deliver(items));
   /** Calls sent to the bridge whose outcome has not arrived. */
   private inFlight = 0;
   private started = false;
@@ -197,17 +197,13 @@ class IsolateRun {
     this.finish({ kind: 'crash', message: `The isolate sent a malformed message (${what}); the run was stopped.` });
   }
 
-  private onMessage(kind: unknown, items: unknown): Promise<(string | number)[]> | undefined {
+  private onMessage(kind: unknown, items: unknown): undefined {
     if (this.settled) {
       this.late(kind, items);
       return undefined;
     }
     if (typeof kind !== 'string' || !Array.isArray(items)) return this.protocolError('not a kind and a list');
     switch (kind) {
-      case 'wait':
-        this.onCalls(items);
-        if (this.settled) return undefined;
-        return this.outcomes.wait();
       case 'calls':
         this.onCalls(items);
         return undefined;
@@ -228,7 +224,7 @@ class IsolateRun {
   private late(kind: unknown, items: unknown): void {
     const aware = this.bridge as LateCallAwareBridge;
     const report = typeof aware.onLateCall === 'function' ? (event: LateCallEvent) => aware.onLateCall!(event) : this.options.onLateCall;
-    if (report === undefined || (kind !== 'calls' && kind !== 'wait') || !Array.isArray(items)) return;
+    if (report === undefined || kind !== 'calls' || !Array.isArray(items)) return;
     for (let i = 1; i < items.length; i += 3) {
       const name = items[i];
       try {
@@ -271,6 +267,16 @@ class IsolateRun {
           this.queueDelivery(id, { ok: false, toolName: name, message: `The host could not dispatch tools.${name}.` });
         },
       );
+    }
+  }
+
+  /** Pushes a batch of outcomes into the isolate (fire and forget; the program resumes there). */
+  private deliver(items: OutcomeBatch): void {
+    if (this.settled) return;
+    try {
+      this.prepared.entry.applyIgnored(undefined, ['deliver', items], { arguments: { copy: true } });
+    } catch (err) {
+      this.onIsolateError(err);
     }
   }
 

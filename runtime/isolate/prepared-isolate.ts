@@ -21,11 +21,8 @@ export function loadIsolatedVm(): Ivm {
   return ivmModule;
 }
 
-/**
- * Receives one guest message: a kind and a list of strings and numbers (unchecked). For a
- * `wait` it returns the promise of the next batch of call outcomes.
- */
-export type GuestMessageReceiver = (kind: unknown, items: unknown) => Promise<(string | number)[]> | undefined;
+/** Receives one guest message: a kind and a list of strings and numbers (unchecked). */
+export type GuestMessageReceiver = (kind: unknown, items: unknown) => void;
 
 /** An isolate with its context and bootstrap, waiting for its one run. */
 export interface PreparedIsolate {

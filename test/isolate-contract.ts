@@ -223,6 +223,24 @@ export function describeRunnerContract(label: string, makeRunner: () => ProgramR
         expect(await refused('(() => { let x = {}; for (let i = 0; i < 30; i++) x = { a: x, b: x }; return x; })()')).toMatch(/maxArgNodes=10000/);
       });
 
+      it('converts like the walk on the fast path too: each getter runs once, class instances by their keys, nested logging works', async () => {
+        const { value, record } = await runProgram(
+          runner,
+          'let reads = 0; class K { constructor() { this.k = 1; } }\n' +
+            'await tools.echo({ get x() { reads++; console.log({ y: [1] }); return 2; }, c: new K(), s: "a\\u2028" });\n' +
+            'await tools.echo({ b: new Number(1), e: new TypeError("t") });\n' +
+            'return reads;',
+        );
+        expect(value).toBe(1);
+        expect(record.calls.map((c) => c.argsJson)).toEqual(['{"x":2,"c":{"k":1},"s":"a\u2028"}', '{"b":{},"e":{"name":"TypeError","message":"t"}}']);
+        expect(record.logs.map((l) => l.text)).toEqual(['{"y":[1]}']);
+      });
+
+      it('refuses a BigInt even when the program tries to give BigInt a toJSON, and a shared long string at maxArgBytes', async () => {
+        expect(await refused('(() => { try { BigInt.prototype.toJSON = function () { return "1"; }; } catch {} return { n: 1n }; })()')).toMatch(/args\.n is a BigInt/);
+        expect(await refused('(() => { const s = "x".repeat(1000); return Array.from({ length: 5000 }, () => s); })()')).toMatch(/maxArgBytes=65536/);
+      });
+
       it('sends plain JSON: dates as strings, undefined fields dropped, __proto__ as an own key', async () => {
         const { record } = await runProgram(runner, 'await tools.echo({ d: new Date(0), u: undefined, arr: [undefined], ...JSON.parse(\'{"__proto__": {"x": 1}}\') });');
         expect(record.calls[0]?.argsJson).toBe('{"d":"1970-01-01T00:00:00.000Z","arr":[null],"__proto__":{"x":1}}');

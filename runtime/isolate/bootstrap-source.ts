@@ -75,6 +75,7 @@ const PromiseProto = Promise.prototype;
 const PromiseThen = Promise.prototype.then;
 const ErrorCtor = Error;
 const ErrorCaptureStackTrace = Error.captureStackTrace;
+const boxedValueOf = [Number.prototype.valueOf, String.prototype.valueOf, Boolean.prototype.valueOf, BigInt.prototype.valueOf, Symbol.prototype.valueOf];
 const WeakMapGet = WeakMap.prototype.get;
 const WeakMapSet = WeakMap.prototype.set;
 // A ToolCallError is created when the outcome arrives, far from the program's line; the call
@@ -103,6 +104,9 @@ if ((function () { return this; })() !== undefined) throw new ErrorCtor('bootstr
 // locked before any program exists.
 ObjectFreeze(PromiseProto);
 ObjectDefineProperty(PromiseCtor, Symbol.species, { configurable: false });
+// JSON.stringify converts a BigInt through BigInt.prototype.toJSON; the fast JSON path relies on
+// there being none (a BigInt never crosses).
+ObjectDefineProperty(BigInt.prototype, 'toJSON', { value: undefined, writable: false, enumerable: false, configurable: false });
 
 function list() { const a = []; ObjectSetPrototypeOf(a, null); return a; }
 function send(kind, items) { ReflectApply(applyIgnored, dispatchRef, [undefined, [kind, items], SEND_OPTIONS]); }

@@ -27,11 +27,83 @@ function brandOf(value) {
   if (proto === PromiseProto) return 'a Promise (did you forget await?)';
   return undefined;
 }
+// The fast path: the engine's own JSON.stringify (a builtin: fast while the isolate's own code
+// is still cold) with a replacer that checks what the walk below checks for plain data, and
+// gives up (FALLBACK) on anything else: a value that is not a string, number, boolean, null,
+// undefined or an object the walk would send by its own keys (see plainEnough: not functions,
+// symbols, BigInt, Errors, Maps, Promises, binary data, boxed primitives), a cycle, a throw, or a
+// cap about to be passed
+// (nodes, depth, or a lower bound of the bytes). The walk then converts the value again and
+// names the refusal (or converts an Error or a boxed primitive); only then can a getter or toJSON
+// run twice. BigInt.prototype.toJSON
+// is locked by the bootstrap, so JSON.stringify never converts a BigInt the walk would refuse.
+const FALLBACK = ObjectFreeze({ __proto__: null });
+let fCaps = null;
+let fNodes = 0;
+let fBytes = 0;
+let fBase = 0;
+let fTop = 0;
+const fOpen = list(); // the containers JSON.stringify is inside, fBase..fTop-1, innermost last
+function fastReplacer(key, value) {
+  if (++fNodes > fCaps.maxNodes) throw FALLBACK;
+  fBytes += key.length + 1;
+  const t = typeof value;
+  if (t === 'string') {
+    fBytes += value.length;
+  } else if (t === 'number' || t === 'boolean' || t === 'undefined') {
+    fBytes += 1;
+  } else if (t !== 'object') {
+    throw FALLBACK;
+  } else if (value !== null) {
+    // The holder of this value is the innermost open container: close those JSON.stringify left.
+    const holder = this;
+    while (fTop > fBase && fOpen[fTop - 1] !== holder) fOpen[--fTop] = undefined;
+    if (fTop - fBase >= fCaps.maxDepth) throw FALLBACK;
+    const proto = ObjectGetPrototypeOf(value);
+    if (proto !== ObjectProto && proto !== ArrayProto && proto !== null && !plainEnough(value)) throw FALLBACK;
+    fOpen[fTop++] = value;
+  }
+  if (fBytes > fCaps.maxBytes) throw FALLBACK;
+  return value;
+}
+// Whether JSON.stringify converts this object exactly as the walk does: not a kind the walk
+// refuses, not an Error (the walk sends its name and message), not a boxed primitive (JSON.stringify
+// unwraps one, the walk sends its own keys). Class instances and arrays of a subclass pass.
+function plainEnough(value) {
+  if (brandOf(value) !== undefined || value instanceof ErrorCtor) return false;
+  for (let i = 0; i < boxedValueOf.length; i++) {
+    try { ReflectApply(boxedValueOf[i], value, []); return false; } catch { /* not this kind */ }
+  }
+  return true;
+}
+// JSON text of root, or FALLBACK. Re-entrant (a getter may make a tool call or log): each call
+// saves the state it found, works above the stack's current top, and restores the state.
+function fastJson(root, caps) {
+  const savedCaps = fCaps; const savedNodes = fNodes; const savedBytes = fBytes; const savedBase = fBase; const savedTop = fTop;
+  fCaps = caps; fNodes = 0; fBytes = 0; fBase = savedTop;
+  try {
+    return JSONStringify(root, fastReplacer);
+  } catch {
+    return FALLBACK;
+  } finally {
+    while (fTop > savedTop) fOpen[--fTop] = undefined;
+    fCaps = savedCaps; fNodes = savedNodes; fBytes = savedBytes; fBase = savedBase; fTop = savedTop;
+  }
+}
 /**
  * Converts a value to JSON text. caps: { maxBytes, maxDepth, maxNodes, bytesLimit, depthLimit,
  * nodesLimit } (limit names reported on refusal). Throws a Refusal.
  */
 function toJsonText(root, rootPath, caps) {
+  const text = fastJson(root, caps);
+  if (text === FALLBACK) return walkJsonText(root, rootPath, caps);
+  if (text === undefined) return 'null';
+  // Length in UTF-16 units is a lower bound of UTF-8 bytes; the host checks the exact byte count.
+  if (text.length > caps.maxBytes) return walkJsonText(root, rootPath, caps);
+  return text;
+}
+// The walk: converts a value or names exactly what cannot cross (path, problem, cap).
+function walkJsonText(root, rootPath, caps) {
   let nodes = 0;
   let chars = 0;
   const ancestors = list();

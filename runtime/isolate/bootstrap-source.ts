@@ -36,7 +36,7 @@
  *            | ['limit', limitName, value, message]
  * The host calls the returned entry function: `entry('start', [js, toolNamesJson, capsJson])` once,
  * `entry('deliver', [id, ok, jsonOrToolName, message, ...])` (with applyIgnored) to push a batch of
- * call outcomes in, and `entry('probe', [])` to ask whether an idle program can still resume. Each
+ * call outcomes in (`entry('deliver1', id, ok, jsonOrToolName, message)` for a batch of one), and `entry('probe', [])` to ask whether an idle program can still resume. Each
  * returns -1 once the program ended, else the number of its pending calls (0: it can never resume).
  */
 import { GUEST_CALLS_SOURCE, GUEST_PROGRAM_SOURCE } from './guest-calls-source.js';

@@ -61,23 +61,24 @@ const makeTool = (function makeTool(name) {
   ObjectDefineProperty(tool, 'name', { value: name });
   return ObjectFreeze(tool);
 });
-const deliver = (function deliver(items) {
-  for (let i = 0; i + 3 < items.length; i += 4) {
-    const id = items[i];
-    const entry = pending[id];
-    if (entry === undefined) continue;
-    delete pending[id];
-    pendingCount--;
-    if (items[i + 1] === 1) {
-      let value;
-      try { value = JSONParse(items[i + 2]); } catch { entry.reject(new ToolCallError(entry.name, 'The result of tools.' + entry.name + ' was not valid JSON.')); continue; }
-      entry.resolve(value);
-    } else {
-      const failure = new ToolCallError(items[i + 2], items[i + 3]);
-      ReflectApply(WeakMapSet, callSites, [failure, entry.site]);
-      entry.reject(failure);
-    }
+// One outcome: ok 1 with the result's JSON text, or ok 0 with the tool name and the message.
+const deliverOne = (function deliverOne(id, ok, jsonOrToolName, message) {
+  const entry = pending[id];
+  if (entry === undefined) return;
+  delete pending[id];
+  pendingCount--;
+  if (ok === 1) {
+    let value;
+    try { value = JSONParse(jsonOrToolName); } catch { entry.reject(new ToolCallError(entry.name, 'The result of tools.' + entry.name + ' was not valid JSON.')); return; }
+    entry.resolve(value);
+  } else {
+    const failure = new ToolCallError(jsonOrToolName, message);
+    ReflectApply(WeakMapSet, callSites, [failure, entry.site]);
+    entry.reject(failure);
   }
+});
+const deliver = (function deliver(items) {
+  for (let i = 0; i + 3 < items.length; i += 4) deliverOne(items[i], items[i + 1], items[i + 2], items[i + 3]);
 });
 `;
 
@@ -175,8 +176,9 @@ toJsonText({ a: [1, 'x', true, null], b: { c: 1.5 } }, 'warm', { __proto__: null
 // Returns -1 once the program ended, else how many of its calls are still pending. The value is
 // computed before this call's microtasks run, so the host confirms a 0 with a later 'probe': 0
 // then means nothing can ever resume the program (there are no timers or other event sources).
-return function entry(op, data) {
+return function entry(op, data, a, b, c) {
   if (op === 'deliver') { if (ArrayIsArray(data)) deliver(data); }
+  else if (op === 'deliver1') deliverOne(data, a, b, c);
   else if (op === 'start') start(data);
   return ended ? -1 : pendingCount;
 };`;

@@ -274,7 +274,9 @@ class IsolateRun {
   private deliver(items: OutcomeBatch): void {
     if (this.settled) return;
     try {
-      this.prepared.entry.applyIgnored(undefined, ['deliver', items], { arguments: { copy: true } });
+      // One outcome (every sequential call) crosses as four primitives: no array to serialize.
+      if (items.length === 4) this.prepared.entry.applyIgnored(undefined, ['deliver1', items[0], items[1], items[2], items[3]]);
+      else this.prepared.entry.applyIgnored(undefined, ['deliver', items], { arguments: { copy: true } });
     } catch (err) {
       this.onIsolateError(err);
     }

@@ -28,8 +28,8 @@ export type GuestMessageReceiver = (kind: unknown, items: unknown) => void;
 export interface PreparedIsolate {
   readonly isolate: IvmTypes.Isolate;
   readonly context: IvmTypes.Context;
-  /** The guest's `entry(op, data)` function. */
-  readonly entry: IvmTypes.Reference<(op: string, data: unknown[]) => void>;
+  /** The guest's `entry(op, ...data)` function (see bootstrap-source.ts). */
+  readonly entry: IvmTypes.Reference<(op: string, ...data: unknown[]) => number>;
   readonly memoryMb: number;
   /** The run that owns this isolate; messages go here. */
   receiver: GuestMessageReceiver | undefined;
@@ -79,7 +79,7 @@ export async function prepareIsolate(options: PrepareOptions): Promise<PreparedI
     const entry = (await context.evalClosure(BOOTSTRAP_SOURCE, [dispatch], {
       result: { reference: true },
       timeout: 10_000,
-    })) as IvmTypes.Reference<(op: string, data: unknown[]) => void>;
+    })) as IvmTypes.Reference<(op: string, ...data: unknown[]) => number>;
     prepared = { isolate, context, entry, memoryMb, receiver: undefined, catastrophic: early, onCatastrophic: undefined };
     return prepared;
   } catch (err) {

@@ -30,6 +30,7 @@
  * Messages to the host (`$0.applyIgnored(undefined, [kind, list])`, strings and numbers only; the
  * isolate never waits for the host):
  *   `calls`  [id, name, argsJson, ...]     the calls queued in one microtask turn
+ *            (a single call is sent as `$0.applyIgnored(undefined, ['call1', id, name, argsJson])`)
  *   `log`    [level, text]
  *   `limit`  [limitName, value]            a cap enforced here was passed (maxLogBytes)
  *   `end`    ['return', json] | ['throw', message, line, column] | ['syntax', message]
@@ -97,6 +98,7 @@ const brandHas = [[WeakMap.prototype.has, 'a WeakMap'], [WeakSet.prototype.has, 
 const AsyncFunction = ObjectGetPrototypeOf(async function () {}).constructor;
 const applyIgnored = dispatchRef.applyIgnored;
 const SEND_OPTIONS = ObjectFreeze({ __proto__: null, arguments: ObjectFreeze({ __proto__: null, copy: true }) });
+const CALL1_OPTIONS = ObjectFreeze({ __proto__: null }); // primitives only: nothing to copy
 const STACK_FRAME = /ptc-program\.js:(\d+):(\d+)/;
 if ((function () { return this; })() !== undefined) throw new ErrorCtor('bootstrap must be strict');
 // isolated-vm settles the promise of an apply through the guest's Promise.prototype.then (and its

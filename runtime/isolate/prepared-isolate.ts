@@ -70,7 +70,12 @@ export async function prepareIsolate(options: PrepareOptions): Promise<PreparedI
   });
   try {
     const context = await isolate.createContext();
-    const dispatch = new ivm.Reference((kind: unknown, items: unknown) => {
+    const dispatch = new ivm.Reference((kind: unknown, items: unknown, name?: unknown, argsJson?: unknown) => {
+      // One call (every sequential call) crosses as three primitives: `call1`, id, name, args.
+      if (kind === 'call1') {
+        kind = 'calls';
+        items = [items, name, argsJson];
+      }
       const receiver = prepared?.receiver;
       if (receiver !== undefined) return receiver(kind, items);
       options.onStray?.(kind, items);

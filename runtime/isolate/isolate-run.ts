@@ -283,7 +283,7 @@ class IsolateRun {
   }
 
   private queueDelivery(id: number, outcome: GuestCallOutcome): void {
-    if (!this.settled) this.outcomes.push(id, outcome);
+    if (!this.settled) this.outcomes.push(id, outcome, this.inFlight > 0);
   }
 
   private onLog(items: unknown[]): void {

@@ -1,7 +1,9 @@
 /**
  * Outcomes of a run's calls on their way back into the isolate. They are pushed in, never
  * fetched: outcomes that are ready in the same microtask turn are buffered and cross together in
- * one fire-and-forget `entry('deliver', batch)` (one isolate task per batch). Measured against the
+ * one fire-and-forget `entry('deliver', batch)` (one isolate task per batch); while other calls
+ * are still in flight, the batch waits for the end of the event-loop turn, so outcomes that settle
+ * in separate timer or I/O callbacks still cross together. Measured against the
  * earlier design (the guest kept an `apply` with a promise result outstanding, which the host
  * resolved): a settled-later host promise costs isolated-vm an extra task, about 15 µs per
  * sequential call pinned.
@@ -15,6 +17,7 @@ export type OutcomeBatch = (string | number)[];
 export class OutcomeQueue {
   private buffered: OutcomeBatch = [];
   private scheduled = false;
+  private deferred = false;
   private closed = false;
 
   /** `send` pushes one batch into the isolate; it must not throw. */
@@ -25,8 +28,11 @@ export class OutcomeQueue {
     return this.buffered.length === 0;
   }
 
-  /** Adds one outcome (checked: anything malformed becomes a readable failure). */
-  push(id: number, outcome: GuestCallOutcome): void {
+  /**
+   * Adds one outcome (checked: anything malformed becomes a readable failure). `moreComing`: other
+   * calls of the run are still in flight, so the batch may wait for the end of this event-loop turn.
+   */
+  push(id: number, outcome: GuestCallOutcome, moreComing = false): void {
     if (this.closed) return;
     if (outcome !== null && typeof outcome === 'object' && outcome.ok === true && typeof outcome.json === 'string') {
       this.buffered.push(id, 1, outcome.json, '');
@@ -35,9 +41,16 @@ export class OutcomeQueue {
     } else {
       this.buffered.push(id, 0, '', 'The host returned a malformed call outcome.');
     }
-    if (!this.scheduled) {
-      this.scheduled = true;
-      queueMicrotask(this.flush);
+    if (!moreComing) {
+      if (!this.scheduled) {
+        this.scheduled = true;
+        queueMicrotask(this.flush);
+      }
+    } else if (!this.deferred) {
+      // Other calls are still in flight: let the outcomes that settle in this turn of the event
+      // loop (timers, I/O) gather, and cross in one batch.
+      this.deferred = true;
+      setImmediate(this.flushDeferred);
     }
   }
 
@@ -46,6 +59,11 @@ export class OutcomeQueue {
     this.closed = true;
     this.buffered = [];
   }
+
+  private readonly flushDeferred = () => {
+    this.deferred = false;
+    this.flush();
+  };
 
   private readonly flush = () => {
     this.scheduled = false;

@@ -21,9 +21,9 @@ function typesOf(tools: readonly Tool[], name: string) {
   return found;
 }
 
-/** Compiles declarations alone under `tsc --strict` (ES2023 lib, no DOM, no Node types). */
-function strictCompileErrors(text: string): string[] {
-  const options: ts.CompilerOptions = { strict: true, noEmit: true, lib: ['lib.es2023.d.ts'], types: [], target: ts.ScriptTarget.ES2022 };
+/** Compiles declarations alone under `tsc --strict` (ES2023 lib by default: no DOM, no Node types). */
+function strictCompileErrors(text: string, lib: string[] = ['lib.es2023.d.ts']): string[] {
+  const options: ts.CompilerOptions = { strict: true, noEmit: true, lib, types: [], target: ts.ScriptTarget.ES2022 };
   const host = ts.createCompilerHost(options);
   const read = host.getSourceFile.bind(host);
   host.getSourceFile = (fileName, languageVersion) =>
@@ -43,6 +43,9 @@ describe('when generating declarations for the fixture tool set', () => {
 
   it('compiles under tsc --strict with no errors', () => {
     expect(strictCompileErrors(generated.declarations)).toEqual([]);
+    // A tool author may include the file in a project whose lib has the DOM (tsc's default): its
+    // `console` must merge with the DOM's, not clash.
+    expect(strictCompileErrors(generated.declarations, ['lib.es2023.d.ts', 'lib.dom.d.ts'])).toEqual([]);
     expect(new CodeChecker(generated).declarationDiagnostics()).toEqual([]);
   });
 

@@ -84,7 +84,7 @@ interface Console {
     error(...data: unknown[]): void;
     debug(...data: unknown[]): void;
 }
-declare const console: Console;
+declare var console: Console;
 `;
 
 function newWriter(): CodeBlockWriter {

@@ -36,6 +36,7 @@ export {
   MAX_JOB_WAIT_MS,
   memoryJsonlSink,
   NotJsonError,
+  ON_REGISTER,
   pendingCardSchema,
   PtcError,
   readEvent,

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { modeOptions, runCodeHost, runnerModes } from './run-code-support.js';
 import { createRunCodeTool, MAX_PROGRAM_CHARS, type ProgramRunner, type RunCodeTool } from '../runtime/index.js';
-import { defineTool } from '../tools/index.js';
+import { createToolHost, defineTool } from '../tools/index.js';
 
 const opened: RunCodeTool[] = [];
 afterAll(async () => {
@@ -82,6 +82,16 @@ describe.each(runnerModes())('run_code (%s)', (mode) => {
       expect(schema.description).toContain('echo');
       expect(schema.description).not.toMatch(/run_code\s*\(/);
       expect(runCode.description).toContain('declare const tools');
+    });
+
+    it('learns its host at registration, so the description lists the tools before the first run', () => {
+      const host = createToolHost();
+      host.register(defineTool({ name: 'lookup', description: 'Looks up.', execute: () => null }));
+      const runCode = createRunCodeTool({ typecheck: 'off', ...modeOptions(mode) });
+      opened.push(runCode);
+      expect(runCode.description).not.toContain('lookup');
+      host.register(runCode);
+      expect(host.schemas().find((s) => s.name === 'run_code')!.description).toContain('lookup(');
     });
 
     it('regenerates the declarations when the host’s tool set changes', async () => {

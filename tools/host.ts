@@ -16,6 +16,13 @@ import { ToolRegistry, type ToolSchema } from './registry.js';
 import { runTurn } from './run-turn.js';
 import type { CallOptions, Disposable, ToolCall, ToolExecutionMode, ToolResult } from './types.js';
 
+/**
+ * A tool may carry a function under this key; `host.register` calls it with the host. Tools
+ * that describe other tools (run_code lists the declarations of its siblings) use it to know
+ * their host before their first call.
+ */
+export const ON_REGISTER: unique symbol = Symbol.for('ptc-runtime.onRegister') as never;
+
 /** Options of {@link createToolHost}. */
 export interface ToolHostOptions {
   /** Answers `ask` decisions. Without one, every ask is denied as unavailable. */
@@ -92,7 +99,19 @@ export function createToolHost(options: ToolHostOptions = {}): ToolHost {
   const jobs = createJobManager({ emit, now }, options.jobs);
 
   const host: ToolHost = {
-    register: (tool) => registry.register(tool),
+    register(tool) {
+      const registration = registry.register(tool);
+      for (const t of Array.isArray(tool) ? (tool as readonly Tool[]) : [tool as Tool]) {
+        const bind = (t as { [ON_REGISTER]?: unknown })[ON_REGISTER];
+        if (typeof bind !== 'function') continue;
+        try {
+          (bind as (host: ToolHost) => void)(host);
+        } catch (err) {
+          process.emitWarning(`ptc-runtime: tool "${t.name}" failed to bind to its host: ${(err as Error)?.message ?? String(err)}`);
+        }
+      }
+      return registration;
+    },
     schemas: () => registry.schemas(),
     tools: () => registry.list(),
     get: (name) => registry.get(name),

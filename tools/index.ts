@@ -23,7 +23,7 @@ export type {
   ParamsShorthand,
   StringSpec,
 } from './shorthand-schema.js';
-export { createToolHost } from './host.js';
+export { createToolHost, ON_REGISTER } from './host.js';
 export type { ToolHost, ToolHostOptions, TurnOptions } from './host.js';
 export type { ToolSchema } from './registry.js';
 export type { ExecuteMiddleware, HookDispatch, PostExecuteListener, PreExecuteListener, ToolGuard, ToolHooks } from './hooks.js';

@@ -11,7 +11,7 @@
  */
 import { checkCode, generateToolTypes, MAX_CHECKED_PROGRAM_CHARS, normalizeProgram, warmupCheckCode, type CodeDiagnostic, type GeneratedToolTypes } from '../../codegen/index.js';
 import { openRunBridge } from '../../bridge/index.js';
-import { defineTool, type JsonValue, type ResultCard, type Tool, type ToolExecContext, type ToolHost } from '../../tools/index.js';
+import { defineTool, ON_REGISTER, type JsonValue, type ResultCard, type Tool, type ToolExecContext, type ToolHost } from '../../tools/index.js';
 import type { ProgramRunner, RunLimits, RunOutcome } from '../program-runner.js';
 import { listCalls, type CallCounts, type RunCodeCall } from './call-list.js';
 import { clip, endOf, failureOf, programError } from './run-failure.js';
@@ -283,6 +283,14 @@ export function createRunCodeTool(options: RunCodeOptions = {}): RunCodeTool {
         },
       },
       spills: { value: spills, enumerable: false },
+      // Registered without `options.host`: learn the host now, so the description lists the tools
+      // before the first run.
+      [ON_REGISTER]: {
+        enumerable: false,
+        value: (host: ToolHost) => {
+          knownHost ??= host;
+        },
+      },
       close: {
         enumerable: false,
         value: async () => {

@@ -11,12 +11,14 @@
  */
 import { checkCode, generateToolTypes, MAX_CHECKED_PROGRAM_CHARS, normalizeProgram, warmupCheckCode, type CodeDiagnostic, type GeneratedToolTypes } from '../../codegen/index.js';
 import { openRunBridge } from '../../bridge/index.js';
-import { defineTool, ON_REGISTER, type JsonValue, type ResultCard, type Tool, type ToolExecContext, type ToolHost } from '../../tools/index.js';
+import { defineTool, ON_REGISTER, type JsonValue, type Tool, type ToolExecContext, type ToolHost } from '../../tools/index.js';
 import type { ProgramRunner, RunLimits, RunOutcome } from '../program-runner.js';
 import { listCalls, type CallCounts, type RunCodeCall } from './call-list.js';
-import { clip, endOf, failureOf, programError } from './run-failure.js';
+import { endOf, failureOf, programError } from './run-failure.js';
 import { runCodeDescription } from './description.js';
 import { renderRunCode } from './render.js';
+import { presentRunCode } from './present-run-code.js';
+import { withAbortGrace } from './abort-grace.js';
 import { RunCodeError } from './errors.js';
 import { resolveRunLimits } from './limits.js';
 import { capOutput, type SpilledPart } from './output-cap.js';
@@ -307,39 +309,6 @@ export function createRunCodeTool(options: RunCodeOptions = {}): RunCodeTool {
   return frozen as unknown as RunCodeTool;
 }
 
-/** The result card of run_code: a job card for a background handle, else the code card (its calls are filled in by the session view). */
-function presentRunCode(source: string, value: JsonValue): ResultCard | undefined {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
-  if (value.kind === 'background' && typeof value.jobId === 'string') {
-    return { card: 'job', phase: 'result', label: 'run_code', jobKind: 'run_code', jobId: value.jobId, status: 'running' };
-  }
-  if (typeof value.rejected === 'string') return { card: 'code', phase: 'result', source, calls: [], outcome: 'error', preview: clip(value.rejected, 200) };
-  const result = JSON.stringify(value.result ?? null);
-  return { card: 'code', phase: 'result', source, calls: [], outcome: 'ok', preview: clip(result, 200) };
-}
-
-/** How long a runner may take to stop after its signal is aborted before the run is reported as a crash. */
-const RUNNER_ABORT_GRACE_MS = 5_000;
-
-/** The runner's outcome, or a crash when it has not stopped {@link RUNNER_ABORT_GRACE_MS} after the abort. */
-function withAbortGrace(run: Promise<RunOutcome>, signal: AbortSignal): Promise<RunOutcome> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  let onAbort: (() => void) | undefined;
-  const stuck = new Promise<RunOutcome>((resolve) => {
-    onAbort = () => {
-      timer = setTimeout(() => {
-        resolve({ ok: false, failure: { kind: 'crash', message: `the runner did not stop within ${RUNNER_ABORT_GRACE_MS} ms of the abort` }, cpuMs: 0, wallMs: 0 });
-      }, RUNNER_ABORT_GRACE_MS);
-      timer.unref?.();
-    };
-    if (signal.aborted) onAbort();
-    else signal.addEventListener('abort', onAbort, { once: true });
-  });
-  return Promise.race([run, stuck]).finally(() => {
-    clearTimeout(timer);
-    if (onAbort) signal.removeEventListener('abort', onAbort);
-  });
-}
 
 function round(ms: number): number {
   return Math.round(ms * 100) / 100;

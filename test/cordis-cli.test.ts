@@ -4,26 +4,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
-import { runCli } from '../cli/main.js';
+import { captureCli } from './support/capture-cli.js';
 import { loadToolsModule } from '../cli/load-tools.js';
 
 const PLUGIN = fileURLToPath(new URL('../examples/plugin.ts', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'ptc-cordis-cli-'));
 
-async function capture(argv: string[]) {
-  let out = '';
-  let err = '';
-  const o = vi.spyOn(process.stdout, 'write').mockImplementation((c) => ((out += String(c)), true));
-  const e = vi.spyOn(process.stderr, 'write').mockImplementation((c) => ((err += String(c)), true));
-  process.exitCode = undefined;
-  try {
-    return { code: await runCli(argv), out, err };
-  } finally {
-    o.mockRestore();
-    e.mockRestore();
-    process.exitCode = undefined;
-  }
-}
+const capture = captureCli;
 
 afterEach(() => vi.restoreAllMocks());
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

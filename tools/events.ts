@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { JsonValue } from './json.js';
-import type { AgentRef, ContentBlock, DeniedBy, PostToolDecision, ToolErrorKind, ToolOrigin } from './types.js';
+import type { AgentRef, PostToolDecision, ToolOrigin, ToolResult } from './types.js';
 
 /** The origin as logged: the token is replaced by its digest. */
 export type EventOrigin = { readonly kind: 'model' } | { readonly kind: 'ptc'; readonly parentCallId: string; readonly tokenId: string };
@@ -45,18 +45,9 @@ export interface ToolDecisionEvent extends Stamp {
   readonly reason?: string;
 }
 
-/** The final result of a call, as presented. */
-export interface ToolResultEvent extends Stamp {
+/** The final result of a call, as presented: the frozen `ToolResult` plus how it got there. */
+export interface ToolResultEvent extends Stamp, ToolResult {
   readonly type: 'tool/result';
-  readonly callId: string;
-  readonly toolName: string;
-  readonly isError: boolean;
-  readonly value?: JsonValue;
-  readonly content: readonly ContentBlock[];
-  readonly additionalContexts: readonly string[];
-  readonly denied?: { readonly by: DeniedBy; readonly reason: string; readonly index?: number };
-  readonly blocked?: { readonly reason: string; readonly index: number };
-  readonly error?: { readonly kind: ToolErrorKind; readonly message: string };
   /** Post-execute decisions applied, in order. */
   readonly post: readonly { readonly index: number; readonly type: PostToolDecision['type'] }[];
   readonly durationMs: number;

@@ -1,6 +1,6 @@
 /** The shapes of the session view: what `watchSession` and `replaySession` show. */
 import type { Tool } from '../define-tool.js';
-import type { AgentRef, ContentBlock, DeniedBy, ToolErrorKind } from '../types.js';
+import type { AgentRef, ToolResult } from '../types.js';
 import type { DecisionBy, EventOrigin, JobProgressInfo } from '../events.js';
 import type { JsonValue } from '../json.js';
 import type { Card } from '../cards/card-schema.js';
@@ -17,15 +17,8 @@ export interface DecisionView {
   readonly reason?: string;
 }
 
-/** The result of a call, as logged. */
-export interface ResultView {
-  readonly isError: boolean;
-  readonly value?: JsonValue;
-  readonly content: readonly ContentBlock[];
-  readonly additionalContexts: readonly string[];
-  readonly denied?: { readonly by: DeniedBy; readonly reason: string; readonly index?: number };
-  readonly blocked?: { readonly reason: string; readonly index: number };
-  readonly error?: { readonly kind: ToolErrorKind; readonly message: string };
+/** The result of a call, as logged: the `ToolResult` fields beside the call's id and name. */
+export interface ResultView extends Omit<ToolResult, 'callId' | 'toolName'> {
   readonly durationMs: number;
 }
 

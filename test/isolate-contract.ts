@@ -17,8 +17,17 @@ const ALLOWED_GLOBALS = [
   'escape', 'unescape', 'eval', 'isFinite', 'isNaN', 'console', 'ToolCallError', 'tools',
 ];
 
+/** How a runner differs where the contract allows it. */
+export interface RunnerTraits {
+  /**
+   * Guest code runs on the caller's thread (the in-process runner): an abort that arrives while
+   * the program computes takes effect when its slice ends, at the latest when cpuMs runs out.
+   */
+  readonly computesOnCallerThread?: boolean;
+}
+
 /** Registers the shared runner behaviour under `label`. */
-export function describeRunnerContract(label: string, makeRunner: () => ProgramRunner): void {
+export function describeRunnerContract(label: string, makeRunner: () => ProgramRunner, traits: RunnerTraits = {}): void {
   describe(label, () => {
     const runner = makeRunner();
     afterEach(async () => {
@@ -68,6 +77,11 @@ export function describeRunnerContract(label: string, makeRunner: () => ProgramR
         expect(f).toEqual({ kind: 'thrown', message: 'ToolCallError: gone', line: 3, column: 15 });
         const refused = failureOf((await runProgram(runner, '\nawait tools.echo({ f() {} });')).outcome);
         expect(refused).toMatchObject({ kind: 'thrown', line: 2 });
+        // A tool named more than once (here also in a comment) is located by its call site.
+        const twice = failureOf((await runProgram(runner, '// tools.fail\ntry { await tools.fail({ message: "a" }); } catch {}\nconst f = tools.fail;\n\n await f({ message: "b" });')).outcome);
+        expect(twice).toEqual({ kind: 'thrown', message: 'ToolCallError: b', line: 5, column: 8 });
+        const bracketed = failureOf((await runProgram(runner, 'const x = 1;\n  await tools["fail"]({ message: "c" });')).outcome);
+        expect(bracketed).toMatchObject({ kind: 'thrown', message: 'ToolCallError: c', line: 2 });
       });
 
       it('reports thrown non-errors readably', async () => {
@@ -313,8 +327,14 @@ export function describeRunnerContract(label: string, makeRunner: () => ProgramR
         expect(failureOf(w.outcome)).toMatchObject({ kind: 'aborted', message: expect.stringMatching(/wall deadline/) });
         const spinning = new AbortController();
         setTimeout(() => spinning.abort(), 50);
-        const s = await runProgram(runner, 'for (;;) {}', { signal: spinning.signal, limits: { cpuMs: 60_000 } });
-        expect(failureOf(s.outcome)).toMatchObject({ kind: 'aborted' });
+        if (traits.computesOnCallerThread) {
+          // The caller's thread is busy in the slice: the CPU budget is what ends it.
+          const s = await runProgram(runner, 'await tools.wait({ ms: 1 }); for (;;) {}', { signal: spinning.signal, limits: { cpuMs: 300 } });
+          expect(failureOf(s.outcome)).toMatchObject({ kind: 'limit', limit: 'cpuMs', value: 300 });
+        } else {
+          const s = await runProgram(runner, 'for (;;) {}', { signal: spinning.signal, limits: { cpuMs: 60_000 } });
+          expect(failureOf(s.outcome)).toMatchObject({ kind: 'aborted' });
+        }
         const before = new AbortController();
         before.abort();
         expect(failureOf((await runProgram(runner, 'return 1', { signal: before.signal })).outcome)).toMatchObject({ kind: 'aborted' });

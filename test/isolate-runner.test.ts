@@ -3,7 +3,7 @@ import { createIsolateRunner, RunRequestError } from '../runtime/isolate/index.j
 import { describeRunnerContract } from './isolate-contract.js';
 import { assertHealthy, echoBridge, runProgram, testLimits } from './isolate-harness.js';
 
-describeRunnerContract('in-process isolate runner', () => createIsolateRunner({ poolSize: 2 }));
+describeRunnerContract('in-process isolate runner', () => createIsolateRunner({ poolSize: 2 }), { computesOnCallerThread: true });
 
 describe('when the in-process runner manages isolates', () => {
   const runner = createIsolateRunner({ poolSize: 2, memoryMb: 64 });

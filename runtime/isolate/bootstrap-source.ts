@@ -27,18 +27,19 @@
  * - The program is compiled with the `AsyncFunction` constructor, which parses the body on its
  *   own: a body that closes the wrapper's brace is a syntax error, not an injection.
  *
- * Messages to the host (`$0.applyIgnored(undefined, [kind, list])`, strings and numbers only; the
- * isolate never waits for the host):
+ * Messages to the host (`$0.applySync(undefined, [kind, list])`, strings and numbers only). Guest
+ * code only runs inside the host's synchronous slices (see isolate-run.ts), so this is a plain
+ * call on the same thread; the host only queues the message and returns:
  *   `calls`  [id, name, argsJson, ...]     the calls queued in one microtask turn
- *            (a single call is sent as `$0.applyIgnored(undefined, ['call1', id, name, argsJson])`)
+ *            (a single call is sent as `$0.applySync(undefined, ['call1', id, name, argsJson])`)
  *   `log`    [level, text]
  *   `limit`  [limitName, value]            a cap enforced here was passed (maxLogBytes)
  *   `end`    ['return', json] | ['throw', message, line, column] | ['syntax', message]
  *            | ['limit', limitName, value, message]
- * The host calls the returned entry function: `entry('start', [js, toolNamesJson, capsJson])` once,
- * `entry('deliver', [id, ok, jsonOrToolName, message, ...])` (with applyIgnored) to push a batch of
- * call outcomes in (`entry('deliver1', id, ok, jsonOrToolName, message)` for a batch of one), and `entry('probe', [])` to ask whether an idle program can still resume. Each
- * returns -1 once the program ended, else the number of its pending calls (0: it can never resume).
+ * The host calls the returned entry function with `applySync`: `entry('start', [js,
+ * toolNamesJson, capsJson])` once, then `entry('deliver', [id, ok, jsonOrToolName, message, ...])`
+ * to push a batch of call outcomes in (`entry('deliver1', id, ok, jsonOrToolName, message)` for a
+ * batch of one). The program resumes in the microtasks V8 runs before that call returns.
  */
 import { GUEST_CALLS_SOURCE, GUEST_PROGRAM_SOURCE } from './guest-calls-source.js';
 import { GUEST_CONSOLE_SOURCE, GUEST_JSON_SOURCE } from './guest-json-source.js';
@@ -85,6 +86,7 @@ const callSites = new WeakMap();
 const ErrorProto = Error.prototype;
 const RegExpExec = RegExp.prototype.exec;
 const StringSlice = String.prototype.slice;
+const StringIndexOf = String.prototype.indexOf;
 const ArrayBufferIsView = ArrayBuffer.isView;
 const getter = (proto, key) => ObjectGetOwnPropertyDescriptor(proto, key).get;
 const brandGetters = [
@@ -96,10 +98,11 @@ const brandGetters = [
 if (typeof SharedArrayBuffer === 'function') brandGetters[brandGetters.length] = [getter(SharedArrayBuffer.prototype, 'byteLength'), 'a SharedArrayBuffer'];
 const brandHas = [[WeakMap.prototype.has, 'a WeakMap'], [WeakSet.prototype.has, 'a WeakSet']];
 const AsyncFunction = ObjectGetPrototypeOf(async function () {}).constructor;
-const applyIgnored = dispatchRef.applyIgnored;
+const applySync = dispatchRef.applySync;
 const SEND_OPTIONS = ObjectFreeze({ __proto__: null, arguments: ObjectFreeze({ __proto__: null, copy: true }) });
 const CALL1_OPTIONS = ObjectFreeze({ __proto__: null }); // primitives only: nothing to copy
 const STACK_FRAME = /ptc-program\.js:(\d+):(\d+)/;
+const PROGRAM_HEADER_LINES = ${PROGRAM_HEADER_LINES};
 if ((function () { return this; })() !== undefined) throw new ErrorCtor('bootstrap must be strict');
 // isolated-vm settles the promise of an apply through the guest's Promise.prototype.then (and its
 // species): a program replacing them could stall or forge the outcomes of its own calls. Both are
@@ -111,7 +114,7 @@ ObjectDefineProperty(PromiseCtor, Symbol.species, { configurable: false });
 ObjectDefineProperty(BigInt.prototype, 'toJSON', { value: undefined, writable: false, enumerable: false, configurable: false });
 
 function list() { const a = []; ObjectSetPrototypeOf(a, null); return a; }
-function send(kind, items) { ReflectApply(applyIgnored, dispatchRef, [undefined, [kind, items], SEND_OPTIONS]); }
+function send(kind, items) { ReflectApply(applySync, dispatchRef, [undefined, [kind, items], SEND_OPTIONS]); }
 
 // Only these globals survive (ECMAScript builtins; everything else is deleted, fail closed).
 const ALLOWED = ObjectCreate(null);

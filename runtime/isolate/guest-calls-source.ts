@@ -14,12 +14,13 @@ let queue = list();
 let flushScheduled = false;
 const resolved = ReflectApply(PromiseThen, PromiseCtor.resolve(), []);
 const MAX_BATCH = 3 * 1024;
+const ignore = (function ignore() {});
 function scheduleFlush() {
   if (!flushScheduled) { flushScheduled = true; ReflectApply(PromiseThen, resolved, [flush]); }
 }
-// Sends the calls queued in this microtask turn, in messages of at most MAX_BATCH items, with
-// applyIgnored: the isolate never waits for the host. The host pushes the outcomes back in with
-// entry('deliver', outcomes), also fire-and-forget (one isolate task per batch each way).
+// Sends the calls queued in this microtask turn, in messages of at most MAX_BATCH items. The host
+// queues them and dispatches them when its slice returns; it pushes the outcomes back in with
+// entry('deliver', outcomes) in a later slice.
 const flush = (function flush() {
   flushScheduled = false;
   const items = queue;
@@ -27,7 +28,7 @@ const flush = (function flush() {
   queue = list();
   if (items.length === 3) {
     // One call crosses as primitives (no array for isolated-vm to serialize).
-    ReflectApply(applyIgnored, dispatchRef, [undefined, ['call1', items[0], items[1], items[2]], CALL1_OPTIONS]);
+    ReflectApply(applySync, dispatchRef, [undefined, ['call1', items[0], items[1], items[2]], CALL1_OPTIONS]);
     return;
   }
   if (items.length <= MAX_BATCH) { send('calls', items); return; }
@@ -38,11 +39,16 @@ const flush = (function flush() {
     send('calls', part);
   }
 });
-const makeTool = (function makeTool(name) {
+// staticSite: where the program names this tool, when it names it exactly once (see
+// staticSites); otherwise each call captures its call site, which costs a few µs per call.
+const makeTool = (function makeTool(name, staticSite) {
   const tool = (function (args) {
-    const site = { __proto__: null };
-    ErrorCaptureStackTrace(site, tool);
-    return new PromiseCtor((resolve, reject) => {
+    let site = staticSite;
+    if (site === undefined) {
+      site = { __proto__: null };
+      ErrorCaptureStackTrace(site, tool);
+    }
+    const promise = new PromiseCtor((resolve, reject) => {
       let json;
       try {
         json = toJsonText(args, 'args', caps.argCaps);
@@ -62,6 +68,10 @@ const makeTool = (function makeTool(name) {
       queue[at] = id; queue[at + 1] = name; queue[at + 2] = json;
       scheduleFlush();
     });
+    // A failed call the program never awaits is in the run's call list; it is not an unhandled
+    // rejection (isolated-vm would rethrow that out of the slice).
+    ReflectApply(PromiseThen, promise, [undefined, ignore]);
+    return promise;
   });
   ObjectDefineProperty(tool, 'name', { value: name });
   return ObjectFreeze(tool);
@@ -89,7 +99,40 @@ const deliver = (function deliver(items) {
 
 /** The program: compile, run, report the end; and the `entry` function returned to the host. */
 export const GUEST_PROGRAM_SOURCE = String.raw`// ---- the program -------------------------------------------------------------------------------
+// Where the program names each tool (tools.x, tools?.x, tools['x']): for a tool named exactly
+// once, that place is where an uncaught failure of it is reported, so its calls need not capture
+// a stack. Positions are in ptc-program.js coordinates, like V8's frames (the property name's
+// column, as V8 reports a call of it). Text in comments or strings can only add mentions, which
+// makes a tool fall back to capturing: never a wrong line for a tool named twice.
+const TOOL_MENTION = /(?:^|[^\w$.])tools\s*(?:\?\.|\.)\s*([A-Za-z_$][\w$]*)|(?:^|[^\w$.])tools\s*(?:\?\.\s*)?\[\s*(?:'([^'\\\n]*)'|"([^"\\\n]*)")/g;
+function staticSites(js) {
+  const count = ObjectCreate(null);
+  const where = ObjectCreate(null);
+  let line = 1 + PROGRAM_HEADER_LINES;
+  let lineStart = 0;
+  TOOL_MENTION.lastIndex = 0;
+  for (;;) {
+    const m = ReflectApply(RegExpExec, TOOL_MENTION, [js]);
+    if (m === null) break;
+    const dotted = m[1] !== undefined;
+    const name = dotted ? m[1] : m[2] !== undefined ? m[2] : m[3];
+    const at = dotted ? m.index + m[0].length - name.length : m.index + (m[0][0] === 't' ? 0 : 1);
+    for (;;) {
+      const nl = ReflectApply(StringIndexOf, js, ['\n', lineStart]);
+      if (nl === -1 || nl >= at) break;
+      line++;
+      lineStart = nl + 1;
+    }
+    count[name] = (count[name] === undefined ? 0 : count[name]) + 1;
+    const site = list();
+    site[0] = line; site[1] = at - lineStart + 1;
+    where[name] = ObjectFreeze(site);
+  }
+  for (const name in count) if (count[name] !== 1) where[name] = undefined;
+  return where;
+}
 function locate(e) {
+  if (ArrayIsArray(e)) return e; // a static site: [line, column]
   // The program's line and column, read from the stack V8 formats by default.
   let stack;
   const saved = ObjectGetOwnPropertyDescriptor(ErrorCtor, 'prepareStackTrace');
@@ -158,8 +201,9 @@ const start = (function start(data) {
     resultCaps: { __proto__: null, maxBytes: c.maxResultBytes, maxDepth: 512, maxNodes: 1e15, bytesLimit: 'maxResultBytes', depthLimit: undefined, nodesLimit: undefined },
   };
   const tools = ObjectCreate(null);
+  const sites = staticSites(js);
   for (let i = 0; i < names.length; i++) {
-    ObjectDefineProperty(tools, names[i], { value: makeTool(names[i]), enumerable: true, writable: false, configurable: false });
+    ObjectDefineProperty(tools, names[i], { value: makeTool(names[i], sites[names[i]]), enumerable: true, writable: false, configurable: false });
   }
   ObjectFreeze(tools);
   ObjectDefineProperty(G, 'tools', { value: tools, writable: false, enumerable: false, configurable: false });
@@ -178,9 +222,8 @@ const start = (function start(data) {
 // once, so a pooled isolate has it compiled before its run (the functions above that a run needs
 // are parenthesized, which makes V8 compile them with the bootstrap rather than on first use).
 toJsonText({ a: [1, 'x', true, null], b: { c: 1.5 } }, 'warm', { __proto__: null, maxBytes: 1024, maxDepth: 8, maxNodes: 100, bytesLimit: undefined, depthLimit: undefined, nodesLimit: undefined });
-// Returns -1 once the program ended, else how many of its calls are still pending. The value is
-// computed before this call's microtasks run, so the host confirms a 0 with a later 'probe': 0
-// then means nothing can ever resume the program (there are no timers or other event sources).
+// Returns -1 once the program ended, else how many of its calls are pending (read before the
+// microtasks this call releases run; the host keeps its own exact account).
 return function entry(op, data, a, b, c) {
   if (op === 'deliver') { if (ArrayIsArray(data)) deliver(data); }
   else if (op === 'deliver1') deliverOne(data, a, b, c);

@@ -44,7 +44,7 @@ export class IsolatePool {
     }
     let spare: PreparedIsolate | undefined;
     while ((spare = this.spares.shift()) !== undefined) {
-      if (!spare.isolate.isDisposed && spare.catastrophic === undefined) break;
+      if (!spare.isolate.isDisposed) break;
     }
     return spare;
   }

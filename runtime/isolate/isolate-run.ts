@@ -2,21 +2,24 @@
  * One run of one program in one prepared isolate: the host half of the bootstrap's protocol.
  *
  * Why it is shaped this way:
- * - The guest never blocks on the host, and neither waits for the other. Its calls arrive batched
- *   (one fire-and-forget message per microtask turn); each goes to `bridge.call` at once. Outcomes
- *   ready together are pushed back in one fire-and-forget `entry('deliver', batch)`, so a
- *   sequential call costs one isolate task each way and `Promise.all` in the program really
- *   overlaps calls.
- * - CPU: the start runs under an isolated-vm timeout of the budget; code resumed by a delivered
- *   outcome runs outside any host apply, so a poll of `isolate.cpuTime` (every `cpuPollMs`)
- *   catches it and disposes the isolate. Together they stop a sync loop, `for(;;) await null`,
- *   and a loop that starts after a tool result.
- * - A program that is idle with no call pending can never resume (no timers in here): the host
- *   probes it when it goes quiet and ends the run instead of letting it hang to the deadline.
+ * - Guest code only ever runs inside a *slice*: a synchronous `applySync` into the isolate on
+ *   this thread, under an isolated-vm timeout of the CPU budget left. A slice starts the program
+ *   or pushes in a batch of call outcomes; V8 then runs the program's microtasks before the slice
+ *   returns (inside the timeout, so `for(;;) await null` is stopped like a sync loop). What the
+ *   guest sends meanwhile (calls batched per microtask turn, console lines, its end) arrives
+ *   through a synchronous call back into the host and waits in an inbox until the slice returns;
+ *   then the calls go to `bridge.call`. No thread hand-off anywhere: a sequential call costs two
+ *   synchronous crossings instead of two isolate tasks (each an idle-thread wake-up), and
+ *   `Promise.all` in the program still overlaps calls, since between slices the host is free.
+ *   The price: while a program computes, this thread waits for it (at most the CPU budget). The
+ *   sandbox process runner, the default, keeps that off the host's thread.
+ * - After each slice the host knows exactly whether the program can progress: if it has not
+ *   ended and none of its calls is pending here, nothing can ever resume it (no timers in
+ *   there), so the run ends at once instead of hanging to the deadline.
  * - A limit, an abort, or a disposal by isolated-vm (memory) settles the run exactly once, with
- *   a failure naming what happened; the isolate is then disposed. Nothing a program does makes
- *   `run` reject, and nothing that arrives after the run settled reaches the bridge (calls are
- *   reported through `onLateCall`).
+ *   a failure naming what happened; the isolate is then disposed (never inside a slice). Nothing
+ *   a program does makes `run` reject, and nothing that arrives after the run settled reaches
+ *   the bridge (calls are reported through `onLateCall`).
  * - Messages are checked even though only the bootstrap can send them: the bootstrap runs in
  *   the same heap as hostile code, so the host treats what it sends as data to validate.
  */
@@ -28,10 +31,11 @@ import { locateSyntaxError, programPosition } from './program-position.js';
 import type { IsolateRunOutcome, LateCallAwareBridge, LateCallEvent, RunStartup } from './run-types.js';
 
 const LOG_LEVELS = new Set(['log', 'info', 'warn', 'error', 'debug']);
+const COPY_ARGUMENTS = { arguments: { copy: true } } as const;
+const TIMED_OUT = 'Script execution timed out.';
 
 /** Options of one run. */
 export interface IsolateRunOptions {
-  readonly cpuPollMs: number;
   readonly onLateCall?: (event: LateCallEvent) => void;
   readonly startedAt: number;
   readonly source: 'pool' | 'cold';
@@ -53,15 +57,25 @@ class IsolateRun {
   private resolve!: (outcome: IsolateRunOutcome) => void;
   private readonly baseCpu: bigint;
   private lastCpuNs = 0;
-  private timer: NodeJS.Timeout | undefined;
   private readonly outcomes = new OutcomeQueue((items) => this.deliver(items));
   /** Calls sent to the bridge whose outcome has not arrived. */
   private inFlight = 0;
-  private started = false;
-  private probing = false;
-  private idleCpuNs = -1;
+  /** A slice is running (guest code on this thread): what the guest sends waits in `inbox`. */
+  private inSlice = false;
+  /** Guest messages of the running slice, as kind, items pairs. */
+  private inbox: unknown[] = [];
+  /** Outcomes that became ready while a slice ran; delivered when it returns. */
+  private held: OutcomeBatch | undefined;
+  /** Calls the guest sent that are counted against maxCalls (dispatched or in the inbox). */
+  private callsSeen = 0;
+  /** Set when the guest passed a cap mid-slice: the slice was stopped and the run ends so. */
+  private sliceStop: RunFailure | undefined;
+  /** The run settled during a slice: dispose the isolate once the slice returns. */
+  private disposeAfterSlice = false;
   /** Call ids only grow (the guest numbers calls in order), so a replayed id is refused without a set. */
   private lastId = 0;
+  /** A syntax error is being located; the run settles when that is done. */
+  private locating = false;
   private logBytes = 0;
   private startup: RunStartup = { source: 'cold', ms: 0 };
 
@@ -83,15 +97,8 @@ class IsolateRun {
         return;
       }
       const { prepared, request } = this;
-      prepared.receiver = (kind, items) => this.onMessage(kind, items);
-      prepared.onCatastrophic = (message) => this.finish({ kind: 'crash', message: `The isolate failed fatally: ${message}` });
-      if (prepared.catastrophic !== undefined) {
-        this.finish({ kind: 'crash', message: `The isolate failed fatally: ${prepared.catastrophic}` });
-        return;
-      }
+      prepared.receiver = (kind, items) => this.receive(kind, items);
       this.signal.addEventListener('abort', this.onAbort, { once: true });
-      this.timer = setInterval(() => this.checkCpu(), this.options.cpuPollMs);
-      this.timer.unref?.();
       const { limits } = request;
       const caps = {
         maxLogBytes: limits.maxLogBytes,
@@ -101,27 +108,37 @@ class IsolateRun {
         maxArgNodes: limits.maxArgNodes,
       };
       this.startup = { source: this.options.source, ms: performance.now() - this.options.startedAt };
-      prepared.entry
-        .apply(undefined, ['start', [request.js, JSON.stringify(request.toolNames), JSON.stringify(caps)]], {
-          arguments: { copy: true },
-          timeout: this.remainingCpuMs(),
-        })
-        .then(
-          (state) => {
-            this.started = true;
-            this.afterSlice(state);
-          },
-          (err: unknown) => this.onIsolateError(err),
-        );
+      this.slice(['start', [request.js, JSON.stringify(request.toolNames), JSON.stringify(caps)]], COPY_ARGUMENTS);
     });
   }
 
-  private readonly onAbort = () => this.finish({ kind: 'aborted', message: abortMessage(this.signal) });
-
-  private remainingCpuMs(): number {
-    const used = this.usedCpuMs();
-    return Math.max(1, Math.ceil(this.request.limits.cpuMs - used));
+  /**
+   * A guest message during a slice: queued for the slice's end. A cap passed mid-slice (the
+   * guest's log limit, more calls than maxCalls) stops the slice at once by disposing the isolate
+   * (isolated-vm terminates the running code), so a flood cannot keep this thread busy or fill
+   * the inbox until the CPU budget runs out.
+   */
+  private receive(kind: unknown, items: unknown): void {
+    this.inbox.push(kind, items);
+    if (this.sliceStop !== undefined) return;
+    if (kind === 'calls' && Array.isArray(items)) {
+      this.callsSeen += items.length / 3;
+      const { maxCalls } = this.request.limits;
+      if (this.callsSeen > maxCalls) {
+        this.stopSlice({ kind: 'limit', limit: 'maxCalls', value: maxCalls, message: `The program made more than maxCalls=${maxCalls} tool calls and was stopped.` });
+      }
+    } else if (kind === 'limit') {
+      const { maxLogBytes } = this.request.limits;
+      this.stopSlice({ kind: 'limit', limit: 'maxLogBytes', value: maxLogBytes, message: `The program wrote more than maxLogBytes=${maxLogBytes} bytes of console output and was stopped.` });
+    }
   }
+
+  private stopSlice(failure: RunFailure): void {
+    this.sliceStop = failure;
+    if (this.inSlice) disposeQuietly(this.prepared.isolate);
+  }
+
+  private readonly onAbort = () => this.finish({ kind: 'aborted', message: abortMessage(this.signal) });
 
   private usedCpuMs(): number {
     const now = readCpu(this.prepared);
@@ -129,48 +146,69 @@ class IsolateRun {
     return this.lastCpuNs / 1e6;
   }
 
-  private checkCpu(): void {
-    if (this.settled) return;
-    // Only isolated-vm disposes an isolate of a live run: it does so when memoryLimit is passed.
-    if (this.prepared.isolate.isDisposed) return this.onIsolateError(new Error('isolate disposed (memory limit)'));
-    if (this.usedCpuMs() > this.request.limits.cpuMs) return this.failCpu();
-    // Quiet (no CPU since the last poll, no wait, nothing in flight): ask whether it can resume.
-    if (this.started && !this.probing && this.inFlight === 0 && this.outcomes.idle) {
-      if (this.idleCpuNs === this.lastCpuNs) this.probe();
-      this.idleCpuNs = this.lastCpuNs;
-    } else this.idleCpuNs = -1;
-  }
-
-  private probe(): void {
-    this.probing = true;
-    this.prepared.entry.apply(undefined, ['probe', []], { arguments: { copy: true }, timeout: this.remainingCpuMs() }).then(
-      (state) => {
-        this.probing = false;
-        this.afterSlice(state, true);
-      },
-      (err: unknown) => this.onIsolateError(err),
-    );
-  }
-
   /**
-   * After guest code ran: check the CPU budget, and whether the program can still progress. A
-   * state of 0 (no pending call, not ended) was read before that slice's microtasks ran, so it
-   * is confirmed by a probe, which runs after them; a confirmed 0 means the program awaits a
-   * promise nothing will ever settle, and would otherwise hang until the wall deadline.
+   * Runs guest code: `entry(...args)` and the microtasks it releases, synchronously, under a
+   * timeout of the CPU budget left. Then handles what the guest sent, and checks that the
+   * program can still progress.
    */
-  private afterSlice(state: unknown, probed = false): void {
-    this.checkCpu();
-    if (this.settled || state !== 0) return;
-    if (probed) {
+  private slice(args: [op: string, ...data: unknown[]], options?: typeof COPY_ARGUMENTS): void {
+    const budgetMs = this.request.limits.cpuMs - this.usedCpuMs();
+    if (budgetMs <= 0) return this.failCpu();
+    const timeout = Math.max(1, Math.ceil(budgetMs));
+    const began = performance.now();
+    let failure: unknown;
+    let failed = false;
+    this.inSlice = true;
+    try {
+      // (isolated-vm types arguments by transfer option; these are primitives or copied lists)
+      this.prepared.entry.applySync(undefined, args as never, options === undefined ? { timeout } : { ...options, timeout });
+    } catch (err) {
+      failed = true;
+      failure = err;
+    } finally {
+      this.inSlice = false;
+    }
+    const ranFullBudget = performance.now() - began >= timeout - 1;
+    // What the guest sent happened before the slice ended, so it is handled first (its end, a
+    // limit it reported, its calls), then whatever stopped the slice.
+    const inbox = this.inbox;
+    this.inbox = [];
+    for (let i = 0; i < inbox.length; i += 2) this.onMessage(inbox[i], inbox[i + 1]);
+    if (this.sliceStop !== undefined) this.finish(this.sliceStop);
+    else if (failed && !this.settled) this.onSliceError(failure, ranFullBudget);
+    if (this.disposeAfterSlice) {
+      this.disposeAfterSlice = false;
+      disposeQuietly(this.prepared.isolate);
+    }
+    if (this.settled) return;
+    if (this.usedCpuMs() > this.request.limits.cpuMs) return this.failCpu();
+    if (this.held !== undefined) {
+      const held = this.held;
+      this.held = undefined;
+      return this.deliver(held);
+    }
+    if (this.inFlight === 0 && this.outcomes.idle && !this.locating) {
       this.finish({
         kind: 'thrown',
         message: 'The program can never finish: it awaits a promise that nothing will settle (no tool call is pending, and there are no timers).',
       });
-      return;
     }
-    setImmediate(() => {
-      if (!this.settled && !this.probing) this.probe();
-    });
+  }
+
+  /**
+   * A slice threw. isolated-vm throws for a timeout, a memory limit or a dead isolate, and also
+   * rethrows a promise rejection the program left unhandled in that slice (after its
+   * microtasks ran, so the run can go on): that one becomes a warning in the logs.
+   */
+  private onSliceError(err: unknown, ranFullBudget: boolean): void {
+    const message = err instanceof Error ? err.message : String(err);
+    if (this.prepared.isolate.isDisposed) {
+      this.failMemory();
+    } else if (message === TIMED_OUT && ranFullBudget) {
+      this.failCpu();
+    } else {
+      this.onLog(['warn', `Unhandled promise rejection: ${message.length > 500 ? `${message.slice(0, 500)}...` : message}`]);
+    }
   }
 
   private failCpu(): void {
@@ -178,19 +216,9 @@ class IsolateRun {
     this.finish({ kind: 'limit', limit: 'cpuMs', value: cpuMs, message: `The program used more than cpuMs=${cpuMs} ms of CPU time and was stopped.` });
   }
 
-  private onIsolateError(err: unknown): void {
-    if (this.settled) return;
-    const message = err instanceof Error ? err.message : String(err);
-    if (this.prepared.catastrophic !== undefined) {
-      this.finish({ kind: 'crash', message: `The isolate failed fatally: ${this.prepared.catastrophic}` });
-    } else if (this.prepared.isolate.isDisposed || /memory limit/i.test(message)) {
-      const { memoryMb } = this.request.limits;
-      this.finish({ kind: 'limit', limit: 'memoryMb', value: memoryMb, message: `The program used more than memoryMb=${memoryMb} MB of memory and was stopped.` });
-    } else if (/timed out/i.test(message)) {
-      this.failCpu();
-    } else {
-      this.finish({ kind: 'crash', message: `The isolate failed: ${message}` });
-    }
+  private failMemory(): void {
+    const { memoryMb } = this.request.limits;
+    this.finish({ kind: 'limit', limit: 'memoryMb', value: memoryMb, message: `The program used more than memoryMb=${memoryMb} MB of memory and was stopped.` });
   }
 
   private protocolError(what: string): undefined {
@@ -270,16 +298,17 @@ class IsolateRun {
     }
   }
 
-  /** Pushes a batch of outcomes into the isolate (fire and forget; the program resumes there). */
+  /** Pushes a batch of outcomes into the isolate: a slice, in which the program resumes. */
   private deliver(items: OutcomeBatch): void {
     if (this.settled) return;
-    try {
-      // One outcome (every sequential call) crosses as four primitives: no array to serialize.
-      if (items.length === 4) this.prepared.entry.applyIgnored(undefined, ['deliver1', items[0], items[1], items[2], items[3]]);
-      else this.prepared.entry.applyIgnored(undefined, ['deliver', items], { arguments: { copy: true } });
-    } catch (err) {
-      this.onIsolateError(err);
+    if (this.inSlice) {
+      // Never re-enter the isolate from inside a slice: keep them for its end.
+      this.held = this.held === undefined ? items : this.held.concat(items);
+      return;
     }
+    // One outcome (every sequential call) crosses as four primitives: no array to serialize.
+    if (items.length === 4) this.slice(['deliver1', items[0], items[1], items[2], items[3]]);
+    else this.slice(['deliver', items], COPY_ARGUMENTS);
   }
 
   private queueDelivery(id: number, outcome: GuestCallOutcome): void {
@@ -323,6 +352,7 @@ class IsolateRun {
       return this.finish({ kind: 'thrown', message, ...this.position(b, c) });
     }
     if (what === 'syntax' && typeof a === 'string') {
+      this.locating = true;
       void this.locateSyntaxError(a);
       return;
     }
@@ -348,16 +378,16 @@ class IsolateRun {
     if (this.settled) return;
     this.settled = true;
     this.outcomes.close();
+    this.held = undefined;
     this.usedCpuMs();
-    if (this.timer !== undefined) clearInterval(this.timer);
     this.signal.removeEventListener('abort', this.onAbort);
-    this.prepared.onCatastrophic = undefined;
     const stats = { cpuMs: this.lastCpuNs / 1e6, wallMs: performance.now() - this.options.startedAt, startup: this.startup };
     this.resolve(failure === undefined ? { ok: true, resultJson: resultJson ?? 'null', ...stats } : { ok: false, failure, ...stats });
-    // Nothing from the isolate reaches the run any more (settled); a program still running is
-    // stopped one tick later, off the critical path of the result (dispose takes ~0.5 ms).
+    // Nothing from the isolate reaches the run any more (settled). Disposal takes ~0.5 ms: after
+    // a result it happens one tick later, off the result's critical path; never inside a slice.
     const { isolate } = this.prepared;
-    if (failure === undefined || failure.kind === 'thrown') setImmediate(() => disposeQuietly(isolate));
+    if (this.inSlice) this.disposeAfterSlice = true;
+    else if (failure === undefined || failure.kind === 'thrown') setImmediate(() => disposeQuietly(isolate));
     else disposeQuietly(isolate);
   }
 }

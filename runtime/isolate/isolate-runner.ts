@@ -5,9 +5,9 @@
  * huge allocation inside an isolate can abort the whole process, and WebAssembly memory (removed
  * from the guest here) is not covered by `memoryLimit`; use the process runner for untrusted code.
  *
- * Uses only isolated-vm API that 6.x also has: `Isolate` (memoryLimit, onCatastrophicError,
+ * Uses only isolated-vm API that 6.x also has: `Isolate` (memoryLimit,
  * cpuTime, isDisposed, dispose, compileScript, createContext), `Context.evalClosure`,
- * `Reference.apply`/`applyIgnored` with `{ arguments: { copy: true } }`.
+ * `Reference.applySync` with `{ arguments: { copy: true }, timeout }`.
  */
 import { PtcError } from '../../tools/index.js';
 import type { GuestBridge, ProgramRunner, RunRequest } from '../program-runner.js';
@@ -22,12 +22,8 @@ export interface IsolateRunnerOptions {
   readonly poolSize?: number;
   /** `memoryLimit` (MB) of the spares until a run asks for another. Default 64. */
   readonly memoryMb?: number;
-  /** How often a running isolate's CPU time is checked, in ms. Default 10. */
-  readonly cpuPollMs?: number;
   /** Called for each call that arrives after its run settled (it is dropped, never dispatched). */
   readonly onLateCall?: (event: LateCallEvent) => void;
-  /** V8 lost control of an isolate (isolated-vm advises ending the process soon after). */
-  readonly onCatastrophicError?: (message: string) => void;
 }
 
 /** Counters of how runs got their isolates. */
@@ -82,12 +78,10 @@ export function validateRunRequest(request: RunRequest): void {
 /** Creates the in-process isolate runner. */
 export function createIsolateRunner(options: IsolateRunnerOptions = {}): IsolateRunner {
   const poolSize = Math.max(0, Math.floor(options.poolSize ?? 2));
-  const cpuPollMs = Math.max(1, options.cpuPollMs ?? 10);
   const pool = new IsolatePool({
     size: poolSize,
     memoryMb: Math.max(MIN_MEMORY_MB, options.memoryMb ?? 64),
     onStray: (kind, items) => reportStray(options.onLateCall, kind, items),
-    onCatastrophicError: options.onCatastrophicError,
   });
   const active = new Set<AbortController>();
   let closed = false;
@@ -115,7 +109,7 @@ export function createIsolateRunner(options: IsolateRunnerOptions = {}): Isolate
       }
       if (source === 'pool') pooledStarts++;
       else coldStarts++;
-      return await executeRun(prepared, request, bridge, combined, { cpuPollMs, onLateCall: options.onLateCall, startedAt, source });
+      return await executeRun(prepared, request, bridge, combined, { onLateCall: options.onLateCall, startedAt, source });
     } finally {
       active.delete(local);
       pool.refill();

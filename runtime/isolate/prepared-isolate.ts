@@ -33,10 +33,6 @@ export interface PreparedIsolate {
   readonly memoryMb: number;
   /** The run that owns this isolate; messages go here. */
   receiver: GuestMessageReceiver | undefined;
-  /** Set when V8 reported a catastrophic error for this isolate. */
-  catastrophic: string | undefined;
-  /** Called on a catastrophic error, after `catastrophic` is set. */
-  onCatastrophic: ((message: string) => void) | undefined;
 }
 
 /** Options for {@link prepareIsolate}. */
@@ -44,8 +40,6 @@ export interface PrepareOptions {
   readonly memoryMb: number;
   /** A message arrived while no run owned the isolate. */
   readonly onStray?: (kind: unknown, items: unknown) => void;
-  /** Forwarded from isolated-vm: V8 lost control of an isolate (the process should end soon). */
-  readonly onCatastrophicError?: (message: string) => void;
 }
 
 /** Lower bound isolated-vm accepts for `memoryLimit`. */
@@ -56,18 +50,11 @@ export async function prepareIsolate(options: PrepareOptions): Promise<PreparedI
   const ivm = loadIsolatedVm();
   const memoryMb = Math.max(MIN_MEMORY_MB, Math.ceil(options.memoryMb));
   let prepared: PreparedIsolate | undefined;
-  let early: string | undefined;
-  const isolate = new ivm.Isolate({
-    memoryLimit: memoryMb,
-    onCatastrophicError: (message: string) => {
-      if (prepared === undefined) early = message;
-      else {
-        prepared.catastrophic = message;
-        prepared.onCatastrophic?.(message);
-      }
-      options.onCatastrophicError?.(message);
-    },
-  });
+  // No onCatastrophicError: isolated-vm would park the failing thread forever and report on the
+  // host's thread, which is the same thread here (guest code runs in synchronous slices), so the
+  // process would hang. Without it V8 ends the process on a fatal out-of-memory error, which the
+  // sandbox process supervisor reports as the memory limit.
+  const isolate = new ivm.Isolate({ memoryLimit: memoryMb });
   try {
     const context = await isolate.createContext();
     const dispatch = new ivm.Reference((kind: unknown, items: unknown, name?: unknown, argsJson?: unknown) => {
@@ -85,7 +72,7 @@ export async function prepareIsolate(options: PrepareOptions): Promise<PreparedI
       result: { reference: true },
       timeout: 10_000,
     })) as IvmTypes.Reference<(op: string, ...data: unknown[]) => number>;
-    prepared = { isolate, context, entry, memoryMb, receiver: undefined, catastrophic: early, onCatastrophic: undefined };
+    prepared = { isolate, context, entry, memoryMb, receiver: undefined };
     return prepared;
   } catch (err) {
     disposeQuietly(isolate);

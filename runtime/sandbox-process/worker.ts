@@ -24,16 +24,9 @@ interface CurrentRun {
 }
 
 const memoryMb = Number(process.argv[2]) > 0 ? Number(process.argv[2]) : 64;
-const runner = createIsolateRunner({
-  poolSize: 1,
-  memoryMb,
-  // isolated-vm: V8 lost control of an isolate (for instance out of memory). `process.exit`
-  // can hang behind the stuck isolate thread, so say why on stderr and end at once.
-  onCatastrophicError: (message) => {
-    process.stderr.write(`ptc-sandbox: catastrophic isolate error: ${message}\n`);
-    process.kill(process.pid, 'SIGKILL');
-  },
-});
+// A fatal V8 out-of-memory error (an allocation past any heap limit) aborts this process; the
+// host sees the exit and reports the memory limit.
+const runner = createIsolateRunner({ poolSize: 1, memoryMb });
 const input = new net.Socket({ fd: 3, readable: true, writable: false });
 const output = new net.Socket({ fd: 4, readable: false, writable: true });
 let current: CurrentRun | undefined;

@@ -93,7 +93,7 @@ await newProcess.close();
 await cold.close();
 
 // ---- calls -------------------------------------------------------------------------------------
-const SEQ = 2000;
+const SEQ = 10_000; // the definition: 10,000 sequential calls
 const CONC = 1000;
 const direct = async (args: unknown) => structuredClone(args);
 const vmContext = vm.createContext({ tools: { noop: (a: unknown) => Promise.resolve(structuredClone(a)) } });

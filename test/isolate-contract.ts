@@ -84,6 +84,19 @@ export function describeRunnerContract(label: string, makeRunner: () => ProgramR
         expect(bracketed).toMatchObject({ kind: 'thrown', message: 'ToolCallError: c', line: 2 });
       });
 
+      it('keeps running past a promise rejection the program leaves unhandled, with a warning in its logs', async () => {
+        const { value, record } = await runProgram(runner, 'Promise.reject(new Error("nobody awaits me")); const r = await tools.echo({ n: 1 }); return r.n;');
+        expect(value).toBe(1);
+        expect(record.logs).toEqual([{ level: 'warn', text: 'Unhandled promise rejection: nobody awaits me' }]);
+      });
+
+      it('does not count a failed call the program never awaited as an unhandled rejection', async () => {
+        const { value, record } = await runProgram(runner, 'tools.fail({ message: "ignored" }); await tools.wait({ ms: 20 }); return 2;');
+        expect(value).toBe(2);
+        expect(record.calls.map((c) => c.name)).toEqual(['fail', 'wait']);
+        expect(record.logs).toEqual([]);
+      });
+
       it('reports thrown non-errors readably', async () => {
         expect(failureOf((await runProgram(runner, 'throw "plain";')).outcome)).toMatchObject({ kind: 'thrown', message: 'plain' });
         expect(failureOf((await runProgram(runner, 'throw { code: 7 };')).outcome)).toMatchObject({ kind: 'thrown', message: 'Uncaught {"code":7}' });
@@ -296,6 +309,13 @@ export function describeRunnerContract(label: string, makeRunner: () => ProgramR
       it('has no WebAssembly to grow memory with', async () => {
         const f = failureOf((await runProgram(runner, 'new WebAssembly.Memory({ initial: 1, maximum: 65536 }).grow(60000);')).outcome);
         expect(f).toMatchObject({ kind: 'thrown', message: 'ReferenceError: WebAssembly is not defined' });
+      });
+
+      it('stops a flood of calls made within one turn at maxCalls, without waiting for cpuMs', async () => {
+        const { outcome, record } = await runProgram(runner, 'for (;;) { tools.echo({}); await null; }', { limits: { maxCalls: 50, cpuMs: 30_000 } });
+        expect(failureOf(outcome)).toMatchObject({ kind: 'limit', limit: 'maxCalls', value: 50 });
+        expect(outcome.cpuMs).toBeLessThan(30_000);
+        expect(record.calls.length).toBeLessThanOrEqual(50 + 1024);
       });
 
       it('stops a console flood at maxLogBytes', async () => {

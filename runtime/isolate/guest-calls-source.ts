@@ -6,38 +6,48 @@
 
 /** Calls: queue, flush, deliver, `makeTool`. */
 export const GUEST_CALLS_SOURCE = String.raw`// ---- calls -------------------------------------------------------------------------------------
-const pending = ObjectCreate(null);
+// A call waiting for its outcome. Class fields are defined, not assigned, so a setter the program
+// puts on Object.prototype never sees these.
+class PendingCall { resolve; reject; name; site; promise; constructor(resolve, reject, name, site, promise) { this.resolve = resolve; this.reject = reject; this.name = name; this.site = site; this.promise = promise; } }
+// By call id: ids are dense, so this stays a fast array; a settled call's slot is undefined.
+const pending = list();
 let pendingCount = 0;
 let ended = false;
 let nextId = 1;
-let queue = list();
+const queue = list();
 let flushScheduled = false;
 const resolved = ReflectApply(PromiseThen, PromiseCtor.resolve(), []);
 const MAX_BATCH = 3 * 1024;
 const ignore = (function ignore() {});
+// One executor for every call's promise (no closure per call): the constructor calls it at once.
+let executorResolve;
+let executorReject;
+const captureSettlers = (function captureSettlers(resolve, reject) { executorResolve = resolve; executorReject = reject; });
 function scheduleFlush() {
   if (!flushScheduled) { flushScheduled = true; ReflectApply(PromiseThen, resolved, [flush]); }
 }
 // Sends the calls queued in this microtask turn, in messages of at most MAX_BATCH items. The host
-// queues them and dispatches them when its slice returns; it pushes the outcomes back in with
-// entry('deliver', outcomes) in a later slice.
+// queues them (isolated-vm copies the list during the call) and dispatches them when its slice
+// returns; it pushes the outcomes back in with entry('deliver', outcomes) in a later slice.
 const flush = (function flush() {
   flushScheduled = false;
-  const items = queue;
-  if (items.length === 0) return;
-  queue = list();
-  if (items.length === 3) {
+  const n = queue.length;
+  if (n === 0) return;
+  if (n === 3) {
     // One call crosses as primitives (no array for isolated-vm to serialize).
-    ReflectApply(applySync, dispatchRef, [undefined, ['call1', items[0], items[1], items[2]], CALL1_OPTIONS]);
+    const id = queue[0]; const name = queue[1]; const json = queue[2];
+    queue.length = 0;
+    ReflectApply(applySync, dispatchRef, [undefined, ['call1', id, name, json], CALL1_OPTIONS]);
     return;
   }
-  if (items.length <= MAX_BATCH) { send('calls', items); return; }
-  for (let from = 0; from < items.length; from += MAX_BATCH) {
+  if (n <= MAX_BATCH) { send('calls', queue); queue.length = 0; return; }
+  for (let from = 0; from < n; from += MAX_BATCH) {
     const part = list();
-    const end = MathMin(items.length, from + MAX_BATCH);
-    for (let i = from; i < end; i++) part[i - from] = items[i];
+    const end = MathMin(n, from + MAX_BATCH);
+    for (let i = from; i < end; i++) part[i - from] = queue[i];
     send('calls', part);
   }
+  queue.length = 0;
 });
 // staticSite: where the program names this tool, when it names it exactly once (see
 // staticSites); otherwise each call captures its call site, which costs a few µs per call.
@@ -48,29 +58,27 @@ const makeTool = (function makeTool(name, staticSite) {
       site = { __proto__: null };
       ErrorCaptureStackTrace(site, tool);
     }
-    const promise = new PromiseCtor((resolve, reject) => {
-      let json;
-      try {
-        json = toJsonText(args, 'args', caps.argCaps);
-      } catch (e) {
-        const detail = e instanceof Refusal
-          ? e.path + ' ' + e.problem + (e.limit ? ' (' + e.limit + '=' + e.value + ')' : '')
-          : shortMessage(e);
-        const refusal = new ToolCallError(name, 'Arguments of tools.' + name + ' cannot be sent: ' + detail + '. Only JSON data crosses (objects, arrays, strings, finite numbers, booleans, null).');
-        ReflectApply(WeakMapSet, callSites, [refusal, site]);
-        reject(refusal);
-        return;
-      }
-      const id = nextId++;
-      pending[id] = { __proto__: null, resolve, reject, name, site };
-      pendingCount++;
-      const at = queue.length;
-      queue[at] = id; queue[at + 1] = name; queue[at + 2] = json;
-      scheduleFlush();
-    });
-    // A failed call the program never awaits is in the run's call list; it is not an unhandled
-    // rejection (isolated-vm would rethrow that out of the slice).
-    ReflectApply(PromiseThen, promise, [undefined, ignore]);
+    let json;
+    try {
+      json = toJsonText(args, 'args', caps.argCaps);
+    } catch (e) {
+      const detail = e instanceof Refusal
+        ? e.path + ' ' + e.problem + (e.limit ? ' (' + e.limit + '=' + e.value + ')' : '')
+        : shortMessage(e);
+      const refusal = new ToolCallError(name, 'Arguments of tools.' + name + ' cannot be sent: ' + detail + '. Only JSON data crosses (objects, arrays, strings, finite numbers, booleans, null).');
+      ReflectApply(WeakMapSet, callSites, [refusal, site]);
+      const refused = new PromiseCtor(captureSettlers);
+      ReflectApply(PromiseThen, refused, [undefined, ignore]);
+      executorReject(refusal);
+      return refused;
+    }
+    const promise = new PromiseCtor(captureSettlers);
+    const id = nextId++;
+    pending[id] = new PendingCall(executorResolve, executorReject, name, site, promise);
+    pendingCount++;
+    const at = queue.length;
+    queue[at] = id; queue[at + 1] = name; queue[at + 2] = json;
+    scheduleFlush();
     return promise;
   });
   ObjectDefineProperty(tool, 'name', { value: name });
@@ -80,15 +88,22 @@ const makeTool = (function makeTool(name, staticSite) {
 const deliverOne = (function deliverOne(id, ok, jsonOrToolName, message) {
   const entry = pending[id];
   if (entry === undefined) return;
-  delete pending[id];
+  pending[id] = undefined;
   pendingCount--;
   if (ok === 1) {
     let value;
-    try { value = JSONParse(jsonOrToolName); } catch { entry.reject(new ToolCallError(entry.name, 'The result of tools.' + entry.name + ' was not valid JSON.')); return; }
+    try { value = JSONParse(jsonOrToolName); } catch {
+      ReflectApply(PromiseThen, entry.promise, [undefined, ignore]);
+      entry.reject(new ToolCallError(entry.name, 'The result of tools.' + entry.name + ' was not valid JSON.'));
+      return;
+    }
     entry.resolve(value);
   } else {
     const failure = new ToolCallError(jsonOrToolName, message);
     ReflectApply(WeakMapSet, callSites, [failure, entry.site]);
+    // A failed call the program never awaits is in the run's call list, not an unhandled
+    // rejection (isolated-vm would rethrow that out of the slice).
+    ReflectApply(PromiseThen, entry.promise, [undefined, ignore]);
     entry.reject(failure);
   }
 });

@@ -25,7 +25,7 @@
  */
 import type { GuestBridge, GuestCallOutcome, RunFailure, RunRequest } from '../program-runner.js';
 import { disposeQuietly, type PreparedIsolate } from './prepared-isolate.js';
-import { OutcomeQueue, type OutcomeBatch } from './outcome-queue.js';
+import { OutcomeQueue, type OutcomeBatch } from '../outcome-queue.js';
 import { abortMessage, isCallId, overBytes, utf8Length } from './run-checks.js';
 import { locateSyntaxError, programPosition } from './program-position.js';
 import type { IsolateRunOutcome, LateCallAwareBridge, LateCallEvent, RunStartup } from './run-types.js';

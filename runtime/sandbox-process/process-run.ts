@@ -16,6 +16,7 @@
  */
 import type { GuestBridge, GuestCallOutcome, RunFailure, RunLimits, RunOutcome, RunRequest } from '../program-runner.js';
 import type { LateCallAwareBridge, LateCallEvent } from '../isolate/index.js';
+import { OutcomeQueue } from '../outcome-queue.js';
 import { describeExit, type SandboxExit, type SandboxProcess } from './sandbox-process.js';
 
 const LOG_LEVELS = new Set(['log', 'info', 'warn', 'error', 'debug']);
@@ -54,8 +55,10 @@ class ProcessRun {
   /** Call ids only grow (the worker numbers calls in order): a replayed id is hostile. */
   private lastId = 0;
   private readonly toolNames: Set<string>;
-  private results: (string | number)[] = [];
-  private resultsScheduled = false;
+  /** Outcomes on their way to the process, batched as the in-process runner batches them. */
+  private readonly results = new OutcomeQueue((items) => this.process.send({ t: 'results', runId: this.options.runId, items }));
+  /** Calls sent to the bridge whose outcome has not arrived. */
+  private inFlight = 0;
   private logBytes = 0;
   private baseCpuMs = 0;
   private poll: NodeJS.Timeout | undefined;
@@ -196,6 +199,7 @@ class ProcessRun {
       } catch (err) {
         pending = Promise.reject(err);
       }
+      this.inFlight++;
       pending.then(
         (outcome) => this.queueResult(id, outcome),
         () => this.queueResult(id, { ok: false, toolName: name, message: `The host could not dispatch tools.${name}.` }),
@@ -204,23 +208,9 @@ class ProcessRun {
   }
 
   private queueResult(id: number, outcome: GuestCallOutcome): void {
-    if (this.settled) return;
-    if (outcome?.ok === true && typeof outcome.json === 'string') this.results.push(id, 1, outcome.json, '');
-    else if (outcome?.ok === false) this.results.push(id, 0, String(outcome.toolName), String(outcome.message));
-    else this.results.push(id, 0, '', 'The host returned a malformed call outcome.');
-    if (!this.resultsScheduled) {
-      this.resultsScheduled = true;
-      queueMicrotask(this.flushResults);
-    }
+    this.inFlight--;
+    if (!this.settled) this.results.push(id, outcome, this.inFlight > 0);
   }
-
-  private readonly flushResults = () => {
-    this.resultsScheduled = false;
-    if (this.settled || this.results.length === 0) return;
-    const items = this.results;
-    this.results = [];
-    this.process.send({ t: 'results', runId: this.options.runId, items });
-  };
 
   private onLog(level: unknown, text: unknown): void {
     if (typeof level !== 'string' || !LOG_LEVELS.has(level) || typeof text !== 'string') return this.hostile('a log line with a bad level or text');
@@ -289,6 +279,7 @@ class ProcessRun {
   private settle(failure: RunFailure | undefined, resultJson?: string, cpuMs?: number): void {
     if (this.settled) return;
     this.settled = true;
+    this.results.close();
     if (this.poll !== undefined && failure?.kind !== 'aborted') clearInterval(this.poll);
     this.signal.removeEventListener('abort', this.onAbort);
     const used = cpuMs ?? Math.max(0, (this.process.cpuMs() ?? this.baseCpuMs) - this.baseCpuMs);

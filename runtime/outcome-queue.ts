@@ -1,14 +1,12 @@
 /**
- * Outcomes of a run's calls on their way back into the isolate. They are pushed in, never
- * fetched: outcomes that are ready in the same microtask turn are buffered and cross together in
- * one fire-and-forget `entry('deliver', batch)` (one isolate task per batch); while other calls
- * are still in flight, the batch waits for the end of the event-loop turn, so outcomes that settle
- * in separate timer or I/O callbacks still cross together. Measured against the
- * earlier design (the guest kept an `apply` with a promise result outstanding, which the host
- * resolved): a settled-later host promise costs isolated-vm an extra task, about 15 µs per
- * sequential call pinned.
+ * Outcomes of a run's calls on their way back to the guest (into the isolate, or over the pipe
+ * to a sandbox process). Outcomes that are ready in the same microtask turn are buffered and
+ * cross together in one batch; while other calls are still in flight, the batch waits for the
+ * end of the event-loop turn, so outcomes that settle in separate timer or I/O callbacks (or
+ * after the pipeline's own awaits) still cross together: one slice, or one frame, per batch
+ * instead of one per call.
  */
-import type { GuestCallOutcome } from '../program-runner.js';
+import type { GuestCallOutcome } from './program-runner.js';
 
 /** A batch as the guest's `deliver` reads it: id, ok (1/0), json or toolName, message. */
 export type OutcomeBatch = (string | number)[];
@@ -20,7 +18,7 @@ export class OutcomeQueue {
   private deferred = false;
   private closed = false;
 
-  /** `send` pushes one batch into the isolate; it must not throw. */
+  /** `send` pushes one batch to the guest; it must not throw. */
   constructor(private readonly send: (items: OutcomeBatch) => void) {}
 
   /** True when nothing is buffered or about to be sent. */

@@ -49,9 +49,9 @@ export class IsolatePool {
     return spare;
   }
 
-  /** Creates a cold isolate outside the pool. */
+  /** Creates a cold isolate outside the pool, on this thread (a run is waiting for it). */
   cold(memoryMb: number): Promise<PreparedIsolate> {
-    return prepareIsolate({ ...this.options, memoryMb });
+    return prepareIsolate({ ...this.options, memoryMb, blocking: true });
   }
 
   /** Resolves once the pool is full (for warm-up and benchmarks). */

@@ -38,6 +38,12 @@ export interface PreparedIsolate {
 /** Options for {@link prepareIsolate}. */
 export interface PrepareOptions {
   readonly memoryMb: number;
+  /**
+   * Create the context and run the bootstrap on this thread (about 0.7 ms faster: no thread
+   * hand-offs) instead of on isolated-vm's threads. For a run that waits for its isolate; a
+   * background refill leaves this off so the thread stays free meanwhile.
+   */
+  readonly blocking?: boolean;
   /** A message arrived while no run owned the isolate. */
   readonly onStray?: (kind: unknown, items: unknown) => void;
 }
@@ -56,7 +62,7 @@ export async function prepareIsolate(options: PrepareOptions): Promise<PreparedI
   // sandbox process supervisor reports as the memory limit.
   const isolate = new ivm.Isolate({ memoryLimit: memoryMb });
   try {
-    const context = await isolate.createContext();
+    const context = options.blocking ? isolate.createContextSync() : await isolate.createContext();
     const dispatch = new ivm.Reference((kind: unknown, items: unknown, name?: unknown, argsJson?: unknown) => {
       // One call (every sequential call) crosses as three primitives: `call1`, id, name, args.
       if (kind === 'call1') {
@@ -68,10 +74,10 @@ export async function prepareIsolate(options: PrepareOptions): Promise<PreparedI
       options.onStray?.(kind, items);
       return undefined;
     });
-    const entry = (await context.evalClosure(BOOTSTRAP_SOURCE, [dispatch], {
-      result: { reference: true },
-      timeout: 10_000,
-    })) as IvmTypes.Reference<(op: string, ...data: unknown[]) => number>;
+    const bootstrapOptions = { result: { reference: true }, timeout: 10_000 } as const;
+    const entry = (
+      options.blocking ? context.evalClosureSync(BOOTSTRAP_SOURCE, [dispatch], bootstrapOptions) : await context.evalClosure(BOOTSTRAP_SOURCE, [dispatch], bootstrapOptions)
+    ) as IvmTypes.Reference<(op: string, ...data: unknown[]) => number>;
     prepared = { isolate, context, entry, memoryMb, receiver: undefined };
     return prepared;
   } catch (err) {

@@ -30,7 +30,12 @@ import { transpileProgram } from './transpile.js';
 export interface RunCodeOptions {
   /** Limits of every run (see `DEFAULT_RUN_LIMITS`); the model cannot raise them. */
   readonly limits?: Partial<RunLimits>;
-  /** `'process'` (default): isolates in supervised sandbox processes. `'isolate'`: in this process, for trusted code. */
+  /**
+   * `'process'` (default): isolates in supervised sandbox processes. `'isolate'`: in this
+   * process, for trusted code: the program computes on this thread (at most `cpuMs` at a time),
+   * an abort takes effect when that slice ends, and a fatal V8 error ends this process
+   * (docs/run-code.md).
+   */
   readonly isolation?: Isolation;
   /** `'reject'` (default): type errors are returned as the value and the program does not run; `'warn'`: it runs and the value lists them; `'off'`. */
   readonly typecheck?: 'reject' | 'warn' | 'off';

@@ -23,6 +23,20 @@ describe('when a program takes down its sandbox process', () => {
     expect(events.some((e) => e.kind === 'exited')).toBe(true);
   });
 
+  it('kills a process stuck converting a hostile unhandled rejection (outside any isolate timeout) at its CPU backstop', async () => {
+    // isolated-vm reads message and stack of an unhandled rejection after the slice's timeout has
+    // ended; a getter, trap or toString that never returns stalls that thread. In a sandbox
+    // process the host's CPU poll ends it (2 x cpuMs + 500 ms) and names cpuMs.
+    for (const js of [
+      'Promise.reject({ get message() { for (;;) {} } }); await tools.echo({}); return 1;',
+      'Promise.reject(new Proxy({}, { get() { for (;;) {} } })); return 2;',
+      'Promise.reject({ message: { toString() { for (;;) {} } } }); return 3;',
+    ]) {
+      const { outcome } = await runProgram(runner, js, { limits: { cpuMs: 200 } });
+      expect(failureOf(outcome)).toMatchObject({ kind: 'limit', limit: 'cpuMs', value: 200 });
+    }
+  });
+
   it('kills a process that passes rssMb and names the limit', async () => {
     const { outcome } = await runProgram(runner, 'const keep = []; for (;;) keep.push(new Float64Array(1 << 17).fill(keep.length));', {
       limits: { memoryMb: 1024, rssMb: 150, cpuMs: 20_000 },

@@ -33,8 +33,8 @@ export interface RunCodeOptions {
   /**
    * `'process'` (default): isolates in supervised sandbox processes. `'isolate'`: in this
    * process, for trusted code: the program computes on this thread (at most `cpuMs` at a time),
-   * an abort takes effect when that slice ends, and a fatal V8 error ends this process
-   * (docs/run-code.md).
+   * an abort takes effect when that slice ends, a fatal V8 error ends this process, and a
+   * hostile unhandled rejection can stall this thread (docs/run-code.md). Never for model code.
    */
   readonly isolation?: Isolation;
   /** `'reject'` (default): type errors are returned as the value and the program does not run; `'warn'`: it runs and the value lists them; `'off'`. */

@@ -152,7 +152,8 @@ class IsolateRun {
    * program can still progress.
    */
   private slice(args: [op: string, ...data: unknown[]], options?: typeof COPY_ARGUMENTS): void {
-    const budgetMs = this.request.limits.cpuMs - this.usedCpuMs();
+    // Guest code runs only inside slices, so the reading taken after the last one is current.
+    const budgetMs = this.request.limits.cpuMs - this.lastCpuNs / 1e6;
     if (budgetMs <= 0) return this.failCpu();
     const timeout = Math.max(1, Math.ceil(budgetMs));
     const began = performance.now();

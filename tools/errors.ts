@@ -6,6 +6,19 @@
 
 const BRAND = Symbol.for('ptc-runtime.error');
 
+/**
+ * Text for anything thrown, by host code or by a hook, for a message or a denial reason. Never
+ * throws itself: `String()` of a null-prototype object or of a hostile `toString` would.
+ */
+export function errorText(err: unknown, fallback = 'unprintable error'): string {
+  try {
+    if (err instanceof Error) return err.message || err.name;
+    return String(err);
+  } catch {
+    return fallback;
+  }
+}
+
 /** Base class of every error this package throws on the host side. */
 export class PtcError extends Error {
   readonly [BRAND] = true;

@@ -6,6 +6,7 @@
  * then `tool/result`, in that order.
  */
 import type { Tool, ToolExecContext } from './define-tool.js';
+import { errorText } from './errors.js';
 import { eventOrigin, type DecisionBy, type UnstampedEvent } from './events.js';
 import type { HookLists } from './hooks.js';
 import { toJson, type JsonValue } from './json.js';
@@ -32,15 +33,6 @@ export interface PipelineEnv {
 
 const MODEL_ORIGIN: ToolOrigin = Object.freeze({ kind: 'model' });
 const NEVER_ABORTED = new AbortController().signal;
-
-function errorText(err: unknown): string {
-  if (err instanceof Error) return err.message || err.name;
-  try {
-    return String(err);
-  } catch {
-    return 'unprintable error';
-  }
-}
 
 /** A JSON copy of untrusted args for the log, or a note when they are not JSON. */
 function loggableArgs(args: unknown): JsonValue {

@@ -72,6 +72,22 @@ describe('the pre-execute waterfall', () => {
   });
 });
 
+describe('when a listener or guard throws something that cannot be printed', () => {
+  it('still denies, and says so in the reason instead of failing the call', async () => {
+    const unprintable = Object.create(null) as object; // String() of it throws a TypeError
+    for (const register of [
+      (h: ReturnType<typeof setup>['host']) => h.hooks.preExecute(() => { throw unprintable; }),
+      (h: ReturnType<typeof setup>['host']) => h.hooks.guard(() => { throw unprintable; }),
+    ]) {
+      const { host, runs } = setup();
+      register(host);
+      const result = await host.call({ id: '1', name: 'act', args: {} });
+      expect(result.denied?.reason).toMatch(/failed: unprintable error/);
+      expect(runs()).toBe(0);
+    }
+  });
+});
+
 type Step =
   | { kind: 'listener'; returns: 'allow' | 'deny' | 'ask' | 'nothing' }
   | { kind: 'guard'; denies: boolean };

@@ -11,6 +11,7 @@
  * the call (naming the listener); a guard that throws or returns a non-string (an async guard's
  * Promise, say) denies too.
  */
+import { errorText } from './errors.js';
 import type { PreExecuteListener, ToolGuard } from './hooks.js';
 import type { PreToolDecision, ToolExecution } from './types.js';
 
@@ -25,10 +26,6 @@ export interface PreDecisionOutcome {
 }
 
 const ALLOW: PreToolDecision = Object.freeze({ type: 'allow' });
-
-function errorText(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
-}
 
 /** Checks that a listener's return is a well-formed pre-execute decision. */
 export function isPreToolDecision(value: unknown): value is PreToolDecision {

@@ -20,6 +20,7 @@
 import type { JobProgressInfo, UnstampedEvent } from '../events.js';
 import { materializeJson, type JsonValue } from '../json.js';
 import type { AgentRef } from '../types.js';
+import { errorText } from '../errors.js';
 import { JobStartError, UnknownJobError } from './errors.js';
 import { DEFAULT_JOB_OUTPUT_BYTES, OutputRing } from './output-ring.js';
 import { DEFAULT_JOB_READ_BYTES, type JobInfo, type JobManager, type JobManagerOptions, type JobRunContext, type JobStatus } from './job-types.js';
@@ -50,15 +51,6 @@ interface Job {
 function ownerKeyOf(owner: AgentRef | string | undefined): string {
   if (typeof owner === 'string') return owner;
   return typeof owner?.id === 'string' ? owner.id : NO_OWNER;
-}
-
-function errorText(err: unknown): string {
-  if (err instanceof Error) return err.message || err.name;
-  try {
-    return String(err);
-  } catch {
-    return 'unprintable error';
-  }
 }
 
 function cleanProgress(info: unknown): JobProgressInfo | undefined {

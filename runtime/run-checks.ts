@@ -1,4 +1,5 @@
-/** Small checks shared by the runners: byte caps, call ids, abort reasons. */
+/** Small checks shared by the runners: byte caps, call ids, abort reasons, dropped calls. */
+import type { LateCallEvent } from './isolate/run-types.js';
 
 /** UTF-8 bytes of a string. */
 export function utf8Length(text: string): number {
@@ -21,4 +22,23 @@ export function abortMessage(signal: AbortSignal): string {
   if (reason instanceof Error && reason.name !== 'AbortError' && reason.message) return `The run was aborted: ${reason.message}`;
   if (typeof reason === 'string' && reason) return `The run was aborted: ${reason}`;
   return 'The run was aborted by the host.';
+}
+
+/** At most this many dropped calls of one message are reported (a flood stays bounded). */
+const MAX_REPORTED_DROPS = 1000;
+
+/**
+ * Reports each call of a `calls` message (id, name, args triples) that was dropped, by name
+ * (cut to 200 characters); anything else is ignored. A throwing `report` must not break the host.
+ */
+export function reportDroppedCalls(kind: unknown, items: unknown, reason: LateCallEvent['reason'], report: ((event: LateCallEvent) => void) | undefined): void {
+  if (report === undefined || kind !== 'calls' || !Array.isArray(items)) return;
+  for (let i = 1; i < items.length && i < 3 * MAX_REPORTED_DROPS; i += 3) {
+    const name: unknown = items[i];
+    try {
+      report({ name: typeof name === 'string' ? name.slice(0, 200) : '', reason });
+    } catch {
+      // the observer's problem
+    }
+  }
 }

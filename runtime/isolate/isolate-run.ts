@@ -26,7 +26,7 @@
 import type { GuestBridge, GuestCallOutcome, RunFailure, RunRequest } from '../program-runner.js';
 import { disposeQuietly, type PreparedIsolate } from './prepared-isolate.js';
 import { OutcomeQueue, type OutcomeBatch } from '../outcome-queue.js';
-import { abortMessage, isCallId, overBytes, utf8Length } from './run-checks.js';
+import { abortMessage, isCallId, overBytes, reportDroppedCalls, utf8Length } from '../run-checks.js';
 import { locateSyntaxError, programPosition } from './program-position.js';
 import type { IsolateRunOutcome, LateCallAwareBridge, LateCallEvent, RunStartup } from './run-types.js';
 
@@ -253,15 +253,7 @@ class IsolateRun {
   private late(kind: unknown, items: unknown): void {
     const aware = this.bridge as LateCallAwareBridge;
     const report = typeof aware.onLateCall === 'function' ? (event: LateCallEvent) => aware.onLateCall!(event) : this.options.onLateCall;
-    if (report === undefined || kind !== 'calls' || !Array.isArray(items)) return;
-    for (let i = 1; i < items.length; i += 3) {
-      const name = items[i];
-      try {
-        report({ name: typeof name === 'string' ? name.slice(0, 200) : '', reason: 'run-ended' });
-      } catch {
-        // a throwing callback must not break the host
-      }
-    }
+    reportDroppedCalls(kind, items, 'run-ended', report);
   }
 
   private onCalls(items: unknown[]): void {

@@ -11,6 +11,7 @@
  */
 import { PtcError } from '../../tools/index.js';
 import type { GuestBridge, ProgramRunner, RunRequest } from '../program-runner.js';
+import { reportDroppedCalls } from '../run-checks.js';
 import { IsolatePool } from './isolate-pool.js';
 import { executeRun } from './isolate-run.js';
 import type { IsolateRunOutcome, LateCallEvent } from './run-types.js';
@@ -81,7 +82,7 @@ export function createIsolateRunner(options: IsolateRunnerOptions = {}): Isolate
   const pool = new IsolatePool({
     size: poolSize,
     memoryMb: Math.max(MIN_MEMORY_MB, options.memoryMb ?? 64),
-    onStray: (kind, items) => reportStray(options.onLateCall, kind, items),
+    onStray: (kind, items) => reportDroppedCalls(kind, items, 'not-assigned', options.onLateCall),
   });
   const active = new Set<AbortController>();
   let closed = false;
@@ -126,16 +127,4 @@ export function createIsolateRunner(options: IsolateRunnerOptions = {}): Isolate
       for (const controller of active) controller.abort(new Error('the runner was closed'));
     },
   };
-}
-
-function reportStray(onLateCall: ((event: LateCallEvent) => void) | undefined, kind: unknown, items: unknown): void {
-  if (onLateCall === undefined || kind !== 'calls' || !Array.isArray(items)) return;
-  for (let i = 1; i < items.length; i += 3) {
-    const name = items[i];
-    try {
-      onLateCall({ name: typeof name === 'string' ? name.slice(0, 200) : '', reason: 'not-assigned' });
-    } catch {
-      // ignore
-    }
-  }
 }

@@ -17,6 +17,7 @@
 import type { GuestBridge, GuestCallOutcome, RunFailure, RunLimits, RunOutcome, RunRequest } from '../program-runner.js';
 import type { LateCallAwareBridge, LateCallEvent } from '../isolate/index.js';
 import { OutcomeQueue } from '../outcome-queue.js';
+import { overBytes, reportDroppedCalls, utf8Length } from '../run-checks.js';
 import { describeExit, type SandboxExit, type SandboxProcess } from './sandbox-process.js';
 
 const LOG_LEVELS = new Set(['log', 'info', 'warn', 'error', 'debug']);
@@ -39,9 +40,6 @@ export interface ProcessRunOptions {
   readonly onProcessFree: (process: SandboxProcess, reusable: boolean) => void;
 }
 
-function utf8(text: string): number {
-  return Buffer.byteLength(text, 'utf8');
-}
 
 /** Runs `request` in `process`; never rejects. */
 export function executeProcessRun(process: SandboxProcess, request: RunRequest, bridge: GuestBridge, signal: AbortSignal, options: ProcessRunOptions): Promise<ProcessRunOutcome> {
@@ -145,18 +143,9 @@ class ProcessRun {
   }
 
   private late(message: Record<string, unknown>, reason: LateCallEvent['reason']): void {
-    if (message.t !== 'calls' || !Array.isArray(message.items)) return;
-    const items = message.items as unknown[];
     const lateBridge = this.bridge as LateCallAwareBridge;
-    for (let i = 1; i < items.length && i < 3 * 1000; i += 3) {
-      const event: LateCallEvent = { name: typeof items[i] === 'string' ? (items[i] as string).slice(0, 200) : '', reason };
-      try {
-        if (reason === 'run-ended' && typeof lateBridge.onLateCall === 'function') lateBridge.onLateCall(event);
-        else this.options.onLateCall?.(event);
-      } catch {
-        // a throwing observer must not break the host
-      }
-    }
+    const report = reason === 'run-ended' && typeof lateBridge.onLateCall === 'function' ? (event: LateCallEvent) => lateBridge.onLateCall!(event) : this.options.onLateCall;
+    reportDroppedCalls(message.t, message.items, reason, report);
   }
 
   private onMessage(message: Record<string, unknown>): void {
@@ -187,7 +176,7 @@ class ProcessRun {
       const [id, name, argsJson] = [items[i], items[i + 1], items[i + 2]];
       if (typeof id !== 'number' || !Number.isSafeInteger(id) || id <= this.lastId) return this.hostile('a call id is not larger than the previous one');
       if (typeof name !== 'string' || !this.toolNames.has(name)) return this.hostile('a call names a tool the program cannot see');
-      if (typeof argsJson !== 'string' || argsJson.length > maxArgBytes || utf8(argsJson) > maxArgBytes) return this.hostile(`call arguments are not text within maxArgBytes=${maxArgBytes}`);
+      if (typeof argsJson !== 'string' || overBytes(argsJson, maxArgBytes)) return this.hostile(`call arguments are not text within maxArgBytes=${maxArgBytes}`);
       this.lastId = id;
     }
     for (let i = 0; i < items.length; i += 3) {
@@ -215,7 +204,7 @@ class ProcessRun {
   private onLog(level: unknown, text: unknown): void {
     if (typeof level !== 'string' || !LOG_LEVELS.has(level) || typeof text !== 'string') return this.hostile('a log line with a bad level or text');
     const { maxLogBytes } = this.request.limits;
-    this.logBytes += text.length > maxLogBytes ? text.length : utf8(text);
+    this.logBytes += text.length > maxLogBytes ? text.length : utf8Length(text);
     if (this.logBytes > maxLogBytes) {
       this.settle({ kind: 'limit', limit: 'maxLogBytes', value: maxLogBytes, message: `The program wrote more than maxLogBytes=${maxLogBytes} bytes of console output and was stopped.` });
       return this.kill('console output over maxLogBytes');
@@ -247,7 +236,7 @@ class ProcessRun {
     const { limits } = this.request;
     if (o.ok === true) {
       if (typeof o.resultJson !== 'string') return undefined;
-      if (o.resultJson.length > limits.maxResultBytes || utf8(o.resultJson) > limits.maxResultBytes) {
+      if (overBytes(o.resultJson, limits.maxResultBytes)) {
         return { ok: false, failure: { kind: 'limit', limit: 'maxResultBytes', value: limits.maxResultBytes, message: `The returned value is larger than maxResultBytes=${limits.maxResultBytes} bytes as JSON.` }, cpuMs };
       }
       try {

@@ -13,6 +13,8 @@ export interface IsolatePoolOptions extends Omit<PrepareOptions, 'memoryMb'> {
   readonly size: number;
   /** `memoryLimit` of the spares until a run asks for another. */
   readonly memoryMb: number;
+  /** Schedules a background refill. */
+  readonly later: (work: () => void) => void;
 }
 
 /** A small pool of prepared isolates, refilled in the background. */
@@ -63,9 +65,7 @@ export class IsolatePool {
   /** Starts filling the pool in the background. */
   refill(): void {
     if (this.closed || this.spares.length + this.creating >= this.options.size) return;
-    setImmediate(() => {
-      void this.fill().catch(() => undefined);
-    });
+    this.options.later(() => void this.fill().catch(() => undefined));
   }
 
   /** Disposes every spare; later takes return nothing. */

@@ -39,6 +39,8 @@ export interface IsolateRunOptions {
   readonly onLateCall?: (event: LateCallEvent) => void;
   readonly startedAt: number;
   readonly source: 'pool' | 'cold';
+  /** Runs clean-up that need not delay the outcome (disposing the isolate after a result). */
+  readonly later: (work: () => void) => void;
 }
 
 /** Runs one program in `prepared`; the returned promise never rejects. */
@@ -376,11 +378,13 @@ class IsolateRun {
     this.signal.removeEventListener('abort', this.onAbort);
     const stats = { cpuMs: this.lastCpuNs / 1e6, wallMs: performance.now() - this.options.startedAt, startup: this.startup };
     this.resolve(failure === undefined ? { ok: true, resultJson: resultJson ?? 'null', ...stats } : { ok: false, failure, ...stats });
-    // Nothing from the isolate reaches the run any more (settled). Disposal takes ~0.5 ms: after
-    // a result it happens one tick later, off the result's critical path; never inside a slice.
+    // Nothing from the isolate reaches the run any more (settled), and guest code only runs in
+    // slices, which a settled run never starts. Disposal takes ~0.5 ms: after a result or a throw
+    // it happens later, off the outcome's critical path; after a limit or an abort at once (right
+    // after the slice, if one is running).
     const { isolate } = this.prepared;
-    if (this.inSlice) this.disposeAfterSlice = true;
-    else if (failure === undefined || failure.kind === 'thrown') setImmediate(() => disposeQuietly(isolate));
+    if (failure === undefined || failure.kind === 'thrown') this.options.later(() => disposeQuietly(isolate));
+    else if (this.inSlice) this.disposeAfterSlice = true;
     else disposeQuietly(isolate);
   }
 }

@@ -104,6 +104,7 @@ export class ProcessPool {
     if (waiter !== undefined) waiter.resolve(process);
     else {
       process.setBusy(false);
+      process.noteIdle();
       this.idle.push(process);
     }
   }
@@ -113,6 +114,7 @@ export class ProcessPool {
     while (!this.closed && this.idle.length < this.options.size && this.alive.size + this.starting < this.options.maxProcesses) {
       const process = await this.start();
       process.setBusy(false);
+      process.noteIdle();
       this.idle.push(process);
     }
   }

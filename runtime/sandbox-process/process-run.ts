@@ -86,7 +86,7 @@ class ProcessRun {
       process.onMessage = (message) => this.onMessage(message);
       process.onRunExit = (exit) => this.onExit(exit);
       process.runs++;
-      this.baseCpuMs = process.cpuMs() ?? 0;
+      this.baseCpuMs = process.takeStartCpuMs() ?? 0;
       this.signal.addEventListener('abort', this.onAbort, { once: true });
       this.poll = setInterval(() => this.supervise(), this.options.pollMs);
       this.poll.unref?.();

@@ -10,6 +10,7 @@
  */
 import type { GuestBridge, ProgramRunner, RunRequest } from '../program-runner.js';
 import { RunRequestError, validateRunRequest, type LateCallEvent } from '../isolate/index.js';
+import { linkedAbort } from '../linked-abort.js';
 import { ProcessPool, type ProcessEvent } from './process-pool.js';
 import { executeProcessRun, type ProcessRunOutcome } from './process-run.js';
 
@@ -74,8 +75,9 @@ export function createProcessRunner(options: ProcessRunnerOptions = {}): Process
     const startedAt = performance.now();
     if (closed) throw new RunRequestError('runner', 'is closed');
     validateRunRequest(request);
-    const local = new AbortController();
-    const combined = AbortSignal.any([signal, local.signal]);
+    const link = linkedAbort(signal);
+    const local = link.controller;
+    const combined = local.signal;
     active.add(local);
     try {
       if (combined.aborted) return { ok: false, failure: { kind: 'aborted', message: 'The run was aborted before it started.' }, cpuMs: 0, wallMs: 0, pid: undefined };
@@ -96,6 +98,7 @@ export function createProcessRunner(options: ProcessRunnerOptions = {}): Process
         onProcessFree: (p, reusable) => (reusable ? pool.release(p) : p.kill('its run ended badly')),
       });
     } finally {
+      link.unlink();
       active.delete(local);
     }
   }

@@ -24,9 +24,13 @@ interface CurrentRun {
 }
 
 const memoryMb = Number(process.argv[2]) > 0 ? Number(process.argv[2]) : 64;
+// After a run, disposing its isolate and preparing the next take ~2-4 ms of this process's time.
+// Where the host shares a core with it (a pinned or busy machine), doing that at once would
+// delay the host reading the outcome just sent; a few ms later the host is idle again.
+const CLEANUP_DELAY_MS = 3;
 // A fatal V8 out-of-memory error (an allocation past any heap limit) aborts this process; the
 // host sees the exit and reports the memory limit.
-const runner = createIsolateRunner({ poolSize: 1, memoryMb });
+const runner = createIsolateRunner({ poolSize: 1, memoryMb, cleanupDelayMs: CLEANUP_DELAY_MS });
 const input = new net.Socket({ fd: 3, readable: true, writable: false });
 const output = new net.Socket({ fd: 4, readable: false, writable: true });
 let current: CurrentRun | undefined;

@@ -3,7 +3,7 @@
  * can rewrite the snapshot: every later step, listener, audit record and the tool body share it.
  */
 import type { z } from 'zod';
-import { deepFreeze, freezeJson, NotJsonError, toJson, type JsonValue } from './json.js';
+import { freezeJson, materializeJson, NotJsonError, toJson, type JsonValue } from './json.js';
 import { formatIssues } from './zod-util.js';
 
 /** Validation of a value against a schema failed; `message` names every path. */
@@ -25,7 +25,7 @@ export function materializeArgs(schema: z.ZodType, args: unknown): JsonValue {
  * with one, `undefined` must be allowed by the schema. Throws {@link ValidationError}.
  */
 export function materializeValue(schema: z.ZodType | undefined, value: unknown): JsonValue {
-  if (!schema) return deepFreeze(copy(value === undefined ? null : value, 'value'));
+  if (!schema) return check(() => materializeJson(value === undefined ? null : value, 'value'));
   return materializeAgainst(schema, value, 'value');
 }
 
@@ -33,7 +33,7 @@ function materializeAgainst(schema: z.ZodType, raw: unknown, root: string): Json
   if (raw === undefined) {
     const parsed = schema.safeParse(undefined);
     if (!parsed.success) throw new ValidationError(`${root}: undefined is not a JSON value (a value is required)`);
-    return deepFreeze(copy(parsed.data ?? null, root));
+    return check(() => materializeJson(parsed.data ?? null, root));
   }
   const json = copy(raw, root);
   const parsed = schema.safeParse(json);

@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { decision } from './decision.js';
 import { defineTool } from './define-tool.js';
 import { jsonlFileSink, readJsonl } from './jsonl.js';
+import { toJson } from './json.js';
 import { createToolHost } from './host.js';
 import { readFileTool, recordingHost } from './test-support.js';
 
@@ -150,6 +151,28 @@ describe('events', () => {
     await host.call({ id: 'c', name: 'read_file', args: { path: '/a' } }, { origin: { kind: 'ptc', parentCallId: 'run-1', token } });
     expect(JSON.stringify(events)).not.toContain(token);
     expect(events[0]).toMatchObject({ origin: { kind: 'ptc', parentCallId: 'run-1', tokenId: expect.stringMatching(/^[0-9a-f]{16}$/) } });
+  });
+
+  it('a program call renders its JSON content when first read, with the same text a model call gets', async () => {
+    const { host, events } = recordingHost();
+    const value = { rows: [{ id: 1, tags: ['a'] }], total: 1 };
+    host.register(defineTool({ name: 'list', description: 'Lists.', execute: () => value }));
+    const fromModel = await host.call({ id: 'm', name: 'list', args: {} });
+    const fromProgram = await host.call({ id: 'p', name: 'list', args: {} }, { origin: { kind: 'ptc', parentCallId: 'run-1', token: 'tok' } });
+    const expected = JSON.stringify(value, null, 2);
+    expect(fromModel.content).toEqual([{ type: 'text', text: expected }]);
+    expect(fromProgram.content).toEqual([{ type: 'text', text: expected }]);
+    expect(fromProgram.value).toEqual(value);
+    expect(Object.isFrozen(fromProgram.content) && Object.isFrozen(fromProgram.content[0])).toBe(true);
+    // What sinks see: the event serializes to the same text, and content cannot be rewritten.
+    const result = events.filter((e) => e.type === 'tool/result').at(-1)!;
+    expect(JSON.parse(JSON.stringify(result)).content).toEqual([{ type: 'text', text: expected }]);
+    expect(() => {
+      (fromProgram.content[0] as { text: string }).text = 'forged';
+    }).toThrow(TypeError);
+    expect(structuredClone(fromProgram.content)).toEqual([{ type: 'text', text: expected }]);
+    // A model's call keeps plain data blocks, which the strict JSON copier accepts.
+    expect(toJson(fromModel.content)).toEqual([{ type: 'text', text: expected }]);
   });
 
   it('a JSONL sink writes one event a line, and the log reads back', async () => {

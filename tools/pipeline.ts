@@ -173,20 +173,20 @@ export async function runPipeline(env: PipelineEnv, call: ToolCall, options: Cal
   const listeners = env.hooks.postExecuteListeners;
   if (listeners.length > 0) {
     const snapshot = (): ToolResult => {
-      if (draft.content === undefined && !draft.isError) draft.content = safeRender(tool, args, draft);
+      if (draft.content === undefined && !draft.isError) draft.content = safeRender(tool, args, draft, origin.kind === 'ptc');
       return freezeResult(resultOf(draft, callId, toolName));
     };
     await applyPostExecute({ tool, execution, listeners, draft, snapshot });
   }
 
   // 9. Render content from the final value and emit the result.
-  if (draft.content === undefined && !draft.isError) draft.content = safeRender(tool, args, draft);
+  if (draft.content === undefined && !draft.isError) draft.content = safeRender(tool, args, draft, origin.kind === 'ptc');
   return finish(resultOf(draft, callId, toolName), draft.applied);
 }
 
-function safeRender(tool: Tool, args: JsonValue, draft: ResultDraft): ResultDraft['content'] {
+function safeRender(tool: Tool, args: JsonValue, draft: ResultDraft, deferJson: boolean): ResultDraft['content'] {
   try {
-    return renderContent(tool, args, draft.value ?? null);
+    return renderContent(tool, args, draft.value ?? null, deferJson);
   } catch (err) {
     draft.isError = true;
     delete draft.value;

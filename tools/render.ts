@@ -19,11 +19,45 @@ export function checkContent(content: unknown, who: string): readonly ContentBlo
   );
 }
 
-/** Renders with the tool's `output.render`, or as the string itself / pretty JSON. Throws on a bad render. */
-export function renderContent(tool: Tool, args: JsonValue, value: JsonValue): readonly ContentBlock[] {
+/**
+ * Renders with the tool's `output.render`, or as the string itself / pretty JSON. Throws on a bad
+ * render. `deferJson`: render the pretty JSON when its text is first read (see
+ * {@link prettyJsonContent}).
+ */
+export function renderContent(tool: Tool, args: JsonValue, value: JsonValue, deferJson = false): readonly ContentBlock[] {
   if (tool.output.render) return checkContent(tool.output.render(args, value), `tool "${tool.name}": output.render`);
-  const text = typeof value === 'string' ? value : JSON.stringify(value, null, 2);
-  return Object.freeze([Object.freeze({ type: 'text' as const, text })]);
+  if (typeof value === 'string') return textContent(value);
+  return deferJson ? prettyJsonContent(value) : textContent(JSON.stringify(value, null, 2));
+}
+
+/**
+ * The value as pretty JSON, rendered when `text` is first read: for a program's calls, whose
+ * content nobody may read (the program gets the value; the model sees only the run's output),
+ * and where rendering a large result cost more than the rest of the pipeline. The value is
+ * frozen canonical JSON, so the text is the same whenever it is read. (`text` is an accessor,
+ * which the strict JSON copier refuses; that is why calls from a model get plain blocks.)
+ */
+function prettyJsonContent(value: JsonValue): readonly ContentBlock[] {
+  let text: string | undefined;
+  const block = Object.defineProperties(
+    { type: 'text' as const },
+    {
+      text: {
+        enumerable: true,
+        get: () => (text ??= prettyJson(value)),
+      },
+    },
+  ) as { readonly type: 'text'; readonly text: string };
+  return Object.freeze([Object.freeze(block)]);
+}
+
+function prettyJson(value: JsonValue): string {
+  try {
+    return JSON.stringify(value, null, 2);
+  } catch {
+    // Only a value too large for one string gets here (canonical JSON has no cycles or BigInts).
+    return '(the result is too large to show as text; its value is intact)';
+  }
 }
 
 /** A single text block. */

@@ -12,7 +12,7 @@
  * and again on replay, and both must show the same card. That is checked by tests, not here.
  */
 import type { z } from 'zod';
-import { deepFreeze, toJson, type JsonValue } from '../json.js';
+import { deepFreeze, materializeJson, toJson, type JsonValue } from '../json.js';
 import { pendingCardSchema, resultCardSchema, type PendingCard, type ResultCard } from './card-schema.js';
 
 /** A wrapped `presentCall`: never throws; `undefined` means "show the generic card". */
@@ -26,7 +26,7 @@ function soft(schema: z.ZodType | undefined, raw: unknown, fallbackNull: boolean
     if (!schema) return { ok: true, data: deepFreeze(json) };
     const parsed = schema.safeParse(json);
     if (!parsed.success) return { ok: false };
-    return { ok: true, data: deepFreeze(toJson(parsed.data)) };
+    return { ok: true, data: materializeJson(parsed.data) };
   } catch {
     return { ok: false };
   }

@@ -27,7 +27,23 @@ export function checkContent(content: unknown, who: string): readonly ContentBlo
 export function renderContent(tool: Tool, args: JsonValue, value: JsonValue, deferJson = false): readonly ContentBlock[] {
   if (tool.output.render) return checkContent(tool.output.render(args, value), `tool "${tool.name}": output.render`);
   if (typeof value === 'string') return textContent(value);
-  return deferJson ? prettyJsonContent(value) : textContent(JSON.stringify(value, null, 2));
+  return deferJson && !isSmallFlat(value) ? prettyJsonContent(value) : textContent(JSON.stringify(value, null, 2));
+}
+
+/** At most 8 entries, none an object or array: rendering at once is cheaper than deferring it. */
+function isSmallFlat(value: JsonValue): boolean {
+  if (value === null || typeof value !== 'object') return true;
+  let n = 0;
+  if (Array.isArray(value)) {
+    if (value.length > 8) return false;
+    for (const item of value) if (item !== null && typeof item === 'object') return false;
+    return true;
+  }
+  for (const key in value) {
+    const item = value[key];
+    if (++n > 8 || (item !== null && typeof item === 'object')) return false;
+  }
+  return true;
 }
 
 /**
@@ -39,15 +55,12 @@ export function renderContent(tool: Tool, args: JsonValue, value: JsonValue, def
  */
 function prettyJsonContent(value: JsonValue): readonly ContentBlock[] {
   let text: string | undefined;
-  const block = Object.defineProperties(
-    { type: 'text' as const },
-    {
-      text: {
-        enumerable: true,
-        get: () => (text ??= prettyJson(value)),
-      },
+  const block = {
+    type: 'text' as const,
+    get text(): string {
+      return (text ??= prettyJson(value));
     },
-  ) as { readonly type: 'text'; readonly text: string };
+  };
   return Object.freeze([Object.freeze(block)]);
 }
 

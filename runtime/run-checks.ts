@@ -17,11 +17,19 @@ export function isCallId(value: unknown): value is number {
 }
 
 /** A readable account of why a signal aborted a run. */
-export function abortMessage(signal: AbortSignal): string {
-  const reason: unknown = signal.reason;
-  if (reason instanceof Error && reason.name !== 'AbortError' && reason.message) return `The run was aborted: ${reason.message}`;
-  if (typeof reason === 'string' && reason) return `The run was aborted: ${reason}`;
+export function abortMessage(reason: unknown): string {
+  if (reason instanceof Error && reason.name !== 'AbortError' && reason.message) return `The run was aborted: ${reason.message}.`;
+  if (typeof reason === 'string' && reason) return `The run was aborted: ${reason}.`;
   return 'The run was aborted by the host.';
+}
+
+/**
+ * A run in progress that its runner can stop (when the runner closes). Runners keep their runs
+ * in a set instead of linking an AbortController to each run's signal: Node's
+ * `addEventListener` alone costs ~20 µs on a cold start.
+ */
+export interface StoppableRun {
+  stop(reason: unknown): void;
 }
 
 /** At most this many dropped calls of one message are reported (a flood stays bounded). */

@@ -5,7 +5,7 @@
  */
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import type { ProgramRunner } from '../runtime/program-runner.js';
-import { assertHealthy, failureOf, runProgram, TOOL_NAMES } from './isolate-harness.js';
+import { assertHealthy, echoBridge, failureOf, runProgram, testLimits, TOOL_NAMES } from './isolate-harness.js';
 
 const ALLOWED_GLOBALS = [
   'Object', 'Function', 'Array', 'Number', 'parseFloat', 'parseInt', 'Infinity', 'NaN', 'undefined', 'Boolean',
@@ -34,6 +34,23 @@ export function describeRunnerContract(label: string, makeRunner: () => ProgramR
       await assertHealthy(runner);
     });
     afterAll(() => runner.close());
+
+    it('stops runs in progress when the runner closes, saying so', async () => {
+      const closing = makeRunner();
+      // Waiting for a tool; and (where the program does not compute on this thread) computing.
+      const programs = ['await tools.wait({ ms: 10000 });', ...(traits.computesOnCallerThread ? [] : ['await tools.echo({}); for (;;) {}'])];
+      const started = programs.map((js) => {
+        const { bridge, record } = echoBridge();
+        const outcome = closing.run({ js, toolNames: TOOL_NAMES, limits: testLimits({ cpuMs: 20_000 }) }, bridge, new AbortController().signal);
+        return { outcome, record };
+      });
+      while (started.some(({ record }) => record.calls.length === 0)) await new Promise((r) => setTimeout(r, 10));
+      await closing.close();
+      for (const { outcome } of started) {
+        const o = await outcome;
+        expect(o.ok ? 'ok' : o.failure).toEqual({ kind: 'aborted', message: 'The run was aborted: the runner was closed.' });
+      }
+    });
 
     describe('when a program runs normally', () => {
       it('returns the JSON value of its return statement, null for undefined', async () => {

@@ -26,7 +26,7 @@
 import type { GuestBridge, GuestCallOutcome, RunFailure, RunRequest } from '../program-runner.js';
 import { disposeQuietly, type PreparedIsolate } from './prepared-isolate.js';
 import { OutcomeQueue, type OutcomeBatch } from '../outcome-queue.js';
-import { abortMessage, isCallId, overBytes, reportDroppedCalls, utf8Length } from '../run-checks.js';
+import { abortMessage, isCallId, overBytes, reportDroppedCalls, utf8Length, type StoppableRun } from '../run-checks.js';
 import { locateSyntaxError, programPosition } from './program-position.js';
 import type { IsolateRunOutcome, LateCallAwareBridge, LateCallEvent, RunStartup } from './run-types.js';
 
@@ -41,6 +41,8 @@ export interface IsolateRunOptions {
   readonly source: 'pool' | 'cold';
   /** Runs clean-up that need not delay the outcome (disposing the isolate after a result). */
   readonly later: (work: () => void) => void;
+  /** The runner's runs in progress: this run is in it until it settles. */
+  readonly runs: Set<StoppableRun>;
 }
 
 /** Runs one program in `prepared`; the returned promise never rejects. */
@@ -54,7 +56,7 @@ export function executeRun(
   return new IsolateRun(prepared, request, bridge, signal, options).start();
 }
 
-class IsolateRun {
+class IsolateRun implements StoppableRun {
   private settled = false;
   private resolve!: (outcome: IsolateRunOutcome) => void;
   private readonly baseCpu: bigint;
@@ -95,9 +97,10 @@ class IsolateRun {
     return new Promise((resolve) => {
       this.resolve = resolve;
       if (this.signal.aborted) {
-        this.finish({ kind: 'aborted', message: abortMessage(this.signal) });
+        this.finish({ kind: 'aborted', message: abortMessage(this.signal.reason) });
         return;
       }
+      this.options.runs.add(this);
       const { prepared, request } = this;
       prepared.receiver = (kind, items) => this.receive(kind, items);
       this.signal.addEventListener('abort', this.onAbort, { once: true });
@@ -140,7 +143,12 @@ class IsolateRun {
     if (this.inSlice) disposeQuietly(this.prepared.isolate);
   }
 
-  private readonly onAbort = () => this.finish({ kind: 'aborted', message: abortMessage(this.signal) });
+  private readonly onAbort = () => this.stop(this.signal.reason);
+
+  /** Ends the run as aborted (an abort of its signal, or its runner closing). */
+  stop(reason: unknown): void {
+    this.finish({ kind: 'aborted', message: abortMessage(reason) });
+  }
 
   private usedCpuMs(): number {
     const now = readCpu(this.prepared);
@@ -376,6 +384,7 @@ class IsolateRun {
     this.held = undefined;
     this.usedCpuMs();
     this.signal.removeEventListener('abort', this.onAbort);
+    this.options.runs.delete(this);
     const stats = { cpuMs: this.lastCpuNs / 1e6, wallMs: performance.now() - this.options.startedAt, startup: this.startup };
     this.resolve(failure === undefined ? { ok: true, resultJson: resultJson ?? 'null', ...stats } : { ok: false, failure, ...stats });
     // Nothing from the isolate reaches the run any more (settled), and guest code only runs in

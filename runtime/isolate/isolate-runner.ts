@@ -11,12 +11,11 @@
  */
 import { PtcError } from '../../tools/index.js';
 import type { GuestBridge, ProgramRunner, RunRequest } from '../program-runner.js';
-import { reportDroppedCalls } from '../run-checks.js';
-import { linkedAbort } from '../linked-abort.js';
+import { abortMessage, reportDroppedCalls, type StoppableRun } from '../run-checks.js';
 import { IsolatePool } from './isolate-pool.js';
 import { executeRun } from './isolate-run.js';
 import type { IsolateRunOutcome, LateCallEvent } from './run-types.js';
-import { MIN_MEMORY_MB, type PreparedIsolate } from './prepared-isolate.js';
+import { disposeQuietly, MIN_MEMORY_MB, type PreparedIsolate } from './prepared-isolate.js';
 
 /** Options for {@link createIsolateRunner}. */
 export interface IsolateRunnerOptions {
@@ -95,7 +94,9 @@ export function createIsolateRunner(options: IsolateRunnerOptions = {}): Isolate
     memoryMb: Math.max(MIN_MEMORY_MB, options.memoryMb ?? 64),
     onStray: (kind, items) => reportDroppedCalls(kind, items, 'not-assigned', options.onLateCall),
   });
-  const active = new Set<AbortController>();
+  /** Runs executing in an isolate (the runner's close stops them). */
+  const runs = new Set<StoppableRun>();
+  let active = 0;
   let closed = false;
   let pooledStarts = 0;
   let coldStarts = 0;
@@ -105,10 +106,7 @@ export function createIsolateRunner(options: IsolateRunnerOptions = {}): Isolate
     if (closed) throw new RunRequestError('runner', 'is closed');
     validateRunRequest(request);
     const memoryMb = Math.ceil(request.limits.memoryMb);
-    const link = linkedAbort(signal);
-    const local = link.controller;
-    const combined = local.signal;
-    active.add(local);
+    active++;
     try {
       let prepared: PreparedIsolate | undefined = pool.take(memoryMb);
       const source = prepared === undefined ? 'cold' : 'pool';
@@ -122,10 +120,13 @@ export function createIsolateRunner(options: IsolateRunnerOptions = {}): Isolate
       }
       if (source === 'pool') pooledStarts++;
       else coldStarts++;
-      return await executeRun(prepared, request, bridge, combined, { onLateCall: options.onLateCall, startedAt, source, later });
+      if (closed) {
+        disposeQuietly(prepared.isolate);
+        return { ok: false, failure: { kind: 'aborted', message: abortMessage(new Error('the runner was closed')) }, cpuMs: 0, wallMs: performance.now() - startedAt, startup: { source, ms: 0 } };
+      }
+      return await executeRun(prepared, request, bridge, signal, { onLateCall: options.onLateCall, startedAt, source, later, runs });
     } finally {
-      link.unlink();
-      active.delete(local);
+      active--;
       pool.refill();
     }
   }
@@ -133,11 +134,11 @@ export function createIsolateRunner(options: IsolateRunnerOptions = {}): Isolate
   return {
     run,
     warmUp: () => pool.fill(),
-    stats: () => ({ pooledStarts, coldStarts, ready: pool.ready, active: active.size }),
+    stats: () => ({ pooledStarts, coldStarts, ready: pool.ready, active }),
     async close() {
       closed = true;
       pool.close();
-      for (const controller of active) controller.abort(new Error('the runner was closed'));
+      for (const running of [...runs]) running.stop(new Error('the runner was closed'));
     },
   };
 }

@@ -17,7 +17,7 @@
 import type { GuestBridge, GuestCallOutcome, RunFailure, RunLimits, RunOutcome, RunRequest } from '../program-runner.js';
 import type { LateCallAwareBridge, LateCallEvent } from '../isolate/index.js';
 import { OutcomeQueue } from '../outcome-queue.js';
-import { overBytes, reportDroppedCalls, utf8Length } from '../run-checks.js';
+import { abortMessage, overBytes, reportDroppedCalls, utf8Length, type StoppableRun } from '../run-checks.js';
 import { describeExit, type SandboxExit, type SandboxProcess } from './sandbox-process.js';
 
 const LOG_LEVELS = new Set(['log', 'info', 'warn', 'error', 'debug']);
@@ -38,6 +38,8 @@ export interface ProcessRunOptions {
   readonly onLateCall?: (event: LateCallEvent) => void;
   /** The run is over and the process may be reused (`reusable`) or was killed. */
   readonly onProcessFree: (process: SandboxProcess, reusable: boolean) => void;
+  /** The runner's runs in progress: this run is in it until it settles. */
+  readonly runs: Set<StoppableRun>;
 }
 
 
@@ -46,7 +48,7 @@ export function executeProcessRun(process: SandboxProcess, request: RunRequest, 
   return new ProcessRun(process, request, bridge, signal, options).start();
 }
 
-class ProcessRun {
+class ProcessRun implements StoppableRun {
   private settled = false;
   private finished = false; // the child confirmed the end, or was killed
   private resolve!: (outcome: ProcessRunOutcome) => void;
@@ -87,6 +89,7 @@ class ProcessRun {
       process.onRunExit = (exit) => this.onExit(exit);
       process.runs++;
       this.baseCpuMs = process.takeStartCpuMs() ?? 0;
+      this.options.runs.add(this);
       this.signal.addEventListener('abort', this.onAbort, { once: true });
       this.poll = setInterval(() => this.supervise(), this.options.pollMs);
       this.poll.unref?.();
@@ -95,15 +98,16 @@ class ProcessRun {
     });
   }
 
-  private readonly onAbort = () => {
+  private readonly onAbort = () => this.stop(this.signal.reason);
+
+  /** Ends the run as aborted (an abort of its signal, or its runner closing); the process gets a grace period to confirm. */
+  stop(reason: unknown): void {
     if (this.settled) return;
-    const reason: unknown = this.signal.reason;
-    const detail = reason instanceof Error && reason.name !== 'AbortError' && reason.message ? `: ${reason.message}` : typeof reason === 'string' && reason ? `: ${reason}` : ' by the host';
-    this.settle({ kind: 'aborted', message: `The run was aborted${detail}.` });
+    this.settle({ kind: 'aborted', message: abortMessage(reason) });
     this.process.send({ t: 'abort', runId: this.options.runId });
     this.grace = setTimeout(() => this.kill(`it did not stop within ${this.options.abortGraceMs} ms of an abort`), this.options.abortGraceMs);
     this.grace.unref?.();
-  };
+  }
 
   private supervise(): void {
     if (this.finished) return;
@@ -271,6 +275,7 @@ class ProcessRun {
     this.results.close();
     if (this.poll !== undefined && failure?.kind !== 'aborted') clearInterval(this.poll);
     this.signal.removeEventListener('abort', this.onAbort);
+    this.options.runs.delete(this);
     const used = cpuMs ?? Math.max(0, (this.process.cpuMs() ?? this.baseCpuMs) - this.baseCpuMs);
     const stats = { cpuMs: used, wallMs: performance.now() - this.options.startedAt, pid: this.process.pid };
     this.resolve(failure === undefined ? { ok: true, resultJson: resultJson ?? 'null', ...stats } : { ok: false, failure, ...stats });

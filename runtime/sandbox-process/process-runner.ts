@@ -10,7 +10,7 @@
  */
 import type { GuestBridge, ProgramRunner, RunRequest } from '../program-runner.js';
 import { RunRequestError, validateRunRequest, type LateCallEvent } from '../isolate/index.js';
-import { linkedAbort } from '../linked-abort.js';
+import type { StoppableRun } from '../run-checks.js';
 import { ProcessPool, type ProcessEvent } from './process-pool.js';
 import { executeProcessRun, type ProcessRunOutcome } from './process-run.js';
 
@@ -67,7 +67,9 @@ export function createProcessRunner(options: ProcessRunnerOptions = {}): Process
     workerEntry: options.workerEntry,
     onProcessEvent: options.onProcessEvent,
   });
-  const active = new Set<AbortController>();
+  /** Runs executing in a process (the runner's close stops them). */
+  const runs = new Set<StoppableRun>();
+  let active = 0;
   let closed = false;
   let nextRunId = 1;
 
@@ -75,21 +77,19 @@ export function createProcessRunner(options: ProcessRunnerOptions = {}): Process
     const startedAt = performance.now();
     if (closed) throw new RunRequestError('runner', 'is closed');
     validateRunRequest(request);
-    const link = linkedAbort(signal);
-    const local = link.controller;
-    const combined = local.signal;
-    active.add(local);
+    active++;
     try {
-      if (combined.aborted) return { ok: false, failure: { kind: 'aborted', message: 'The run was aborted before it started.' }, cpuMs: 0, wallMs: 0, pid: undefined };
+      if (signal.aborted) return { ok: false, failure: { kind: 'aborted', message: 'The run was aborted before it started.' }, cpuMs: 0, wallMs: 0, pid: undefined };
       let process;
       try {
-        process = await pool.acquire(combined);
+        process = await pool.acquire(signal);
       } catch (err) {
         const wallMs = performance.now() - startedAt;
-        if (combined.aborted) return { ok: false, failure: { kind: 'aborted', message: 'The run was aborted while waiting for a sandbox process.' }, cpuMs: 0, wallMs, pid: undefined };
+        if (signal.aborted || closed) return { ok: false, failure: { kind: 'aborted', message: 'The run was aborted while waiting for a sandbox process.' }, cpuMs: 0, wallMs, pid: undefined };
         return { ok: false, failure: { kind: 'crash', message: `No sandbox process could be started: ${err instanceof Error ? err.message : String(err)}` }, cpuMs: 0, wallMs, pid: undefined };
       }
-      return await executeProcessRun(process, request, bridge, combined, {
+      return await executeProcessRun(process, request, bridge, signal, {
+        runs,
         runId: nextRunId++,
         startedAt,
         pollMs: Math.max(5, options.pollMs ?? 25),
@@ -98,18 +98,17 @@ export function createProcessRunner(options: ProcessRunnerOptions = {}): Process
         onProcessFree: (p, reusable) => (reusable ? pool.release(p) : p.kill('its run ended badly')),
       });
     } finally {
-      link.unlink();
-      active.delete(local);
+      active--;
     }
   }
 
   return {
     run,
     warmUp: () => pool.fill(),
-    stats: () => ({ ready: pool.ready, processes: pool.size, active: active.size }),
+    stats: () => ({ ready: pool.ready, processes: pool.size, active }),
     async close() {
       closed = true;
-      for (const controller of active) controller.abort(new Error('the runner was closed'));
+      for (const running of [...runs]) running.stop(new Error('the runner was closed'));
       pool.close();
     },
   };

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { modeOptions, runCodeHost, runnerModes } from './run-code-support.js';
-import { createRunCodeTool, MAX_PROGRAM_CHARS, type ProgramRunner, type RunCodeTool } from '../runtime/index.js';
+import { createIsolateRunner, createRunCodeTool, MAX_PROGRAM_CHARS, type ProgramRunner, type RunCodeTool } from '../runtime/index.js';
 import { createToolHost, defineTool } from '../tools/index.js';
 
 const opened: RunCodeTool[] = [];
@@ -137,6 +137,21 @@ describe('when a runner does not stop after its run is aborted', () => {
       vi.useRealTimers();
     }
     expect(events.filter((e) => e.type === 'ptc/run-end')).toEqual([expect.objectContaining({ callId: 's1', outcome: 'limit' })]);
+  });
+});
+
+describe('when the runner is closed under a run', () => {
+  it('tells the model the run was aborted because the runner closed, once', async () => {
+    const { host } = runCodeHost('vm');
+    const runner = createIsolateRunner({ poolSize: 0 });
+    host.register(createRunCodeTool({ runner, name: 'run_closing', typecheck: 'off' }));
+    const pending = host.call({ id: 'c1', name: 'run_closing', args: { code: 'await tools.wait({ ms: 10000 }); return 1;' } });
+    await new Promise((r) => setTimeout(r, 300));
+    await runner.close();
+    const r = await pending;
+    expect(r.isError).toBe(true);
+    expect(r.error?.message).toMatch(/failed: The run was aborted: the runner was closed\./);
+    expect(r.error?.message).not.toMatch(/aborted: The run was aborted/);
   });
 });
 

@@ -56,7 +56,7 @@ export function programError(failure: Failure, modelLine: (l: number | undefined
     head = `The run was stopped by the limit ${failure.limit}=${failure.value}: ${clip(failure.message, MAX_ERROR_CHARS)}`;
     details = { limit: failure.limit, value: failure.value };
   } else if (failure.kind === 'crash') head = `The sandbox running the program failed: ${clip(failure.message, MAX_ERROR_CHARS)}`;
-  else head = `The run was aborted: ${clip(failure.message, MAX_ERROR_CHARS)}`;
+  else head = failure.message.startsWith('The run was aborted') ? clip(failure.message, MAX_ERROR_CHARS) : `The run was aborted: ${clip(failure.message, MAX_ERROR_CHARS)}`;
   const lines = [head];
   if (calls.length > 0) {
     const summary = calls.slice(0, 20).map((c) => `${c.tool}: ${c.status}${c.settlement !== 'completed' ? ` (${c.settlement})` : ''}`);

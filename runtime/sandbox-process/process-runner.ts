@@ -10,7 +10,7 @@
  */
 import type { GuestBridge, ProgramRunner, RunRequest } from '../program-runner.js';
 import { RunRequestError, validateRunRequest, type LateCallEvent } from '../isolate/index.js';
-import type { StoppableRun } from '../run-checks.js';
+import { abortMessage, type StoppableRun } from '../run-checks.js';
 import { ProcessPool, type ProcessEvent } from './process-pool.js';
 import { executeProcessRun, type ProcessRunOutcome } from './process-run.js';
 
@@ -87,6 +87,10 @@ export function createProcessRunner(options: ProcessRunnerOptions = {}): Process
         const wallMs = performance.now() - startedAt;
         if (signal.aborted || closed) return { ok: false, failure: { kind: 'aborted', message: 'The run was aborted while waiting for a sandbox process.' }, cpuMs: 0, wallMs, pid: undefined };
         return { ok: false, failure: { kind: 'crash', message: `No sandbox process could be started: ${err instanceof Error ? err.message : String(err)}` }, cpuMs: 0, wallMs, pid: undefined };
+      }
+      if (closed) {
+        process.kill('the runner closed');
+        return { ok: false, failure: { kind: 'aborted', message: abortMessage(new Error('the runner was closed')) }, cpuMs: 0, wallMs: performance.now() - startedAt, pid: undefined };
       }
       return await executeProcessRun(process, request, bridge, signal, {
         runs,

@@ -95,6 +95,8 @@ function fastJson(root, caps) {
  * nodesLimit } (limit names reported on refusal). Throws a Refusal.
  */
 function toJsonText(root, rootPath, caps) {
+  // tools.x() with no arguments, the most common call: nothing to convert.
+  if (root === undefined || root === null) return 'null';
   const text = fastJson(root, caps);
   if (text === FALLBACK) return walkJsonText(root, rootPath, caps);
   if (text === undefined) return 'null';

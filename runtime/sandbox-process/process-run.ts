@@ -10,7 +10,7 @@
  * malformed message kills the process and ends the run as a crash.
  *
  * Supervision: resident memory (`rssMb`) and CPU time are read from /proc on a timer (a backstop
- * behind the worker's own CPU limit, at twice the budget plus 500 ms). An abort resolves the run
+ * behind the worker's own CPU limit, see {@link cpuBackstopMs}). An abort resolves the run
  * at once; the process gets `abortGraceMs` to confirm, or is killed. A process that passed a
  * limit, died or misbehaved is never reused.
  */
@@ -43,6 +43,17 @@ export interface ProcessRunOptions {
 }
 
 
+/**
+ * The sandbox process's CPU time (since its run started) past which the host kills it: twice the
+ * program's budget plus 500 ms, plus 0.25 ms for each call it relayed. The worker's own work per
+ * call (frames, JSON, its event loop) is not the program's CPU time and measured ~70 µs here, so
+ * a run of many cheap calls must not reach this backstop while its program is within budget.
+ * (The caller counts at most `maxCalls`: a compromised process cannot buy time with a flood.)
+ */
+export function cpuBackstopMs(cpuMs: number, calls: number): number {
+  return 2 * cpuMs + 500 + 0.25 * calls;
+}
+
 /** Runs `request` in `process`; never rejects. */
 export function executeProcessRun(process: SandboxProcess, request: RunRequest, bridge: GuestBridge, signal: AbortSignal, options: ProcessRunOptions): Promise<ProcessRunOutcome> {
   return new ProcessRun(process, request, bridge, signal, options).start();
@@ -54,6 +65,8 @@ class ProcessRun implements StoppableRun {
   private resolve!: (outcome: ProcessRunOutcome) => void;
   /** Call ids only grow (the worker numbers calls in order): a replayed id is hostile. */
   private lastId = 0;
+  /** Calls the process relayed: each costs it CPU time outside the program's own budget. */
+  private callsReceived = 0;
   private readonly toolNames: Set<string>;
   /** Outcomes on their way to the process, batched as the in-process runner batches them. */
   private readonly results = new OutcomeQueue((items) => this.process.send({ t: 'results', runId: this.options.runId, items }));
@@ -118,7 +131,7 @@ class ProcessRun implements StoppableRun {
       return this.kill(`resident memory ${Math.round(rss)} MB over rssMb=${limits.rssMb}`);
     }
     const cpu = this.process.cpuMs();
-    if (cpu !== undefined && cpu - this.baseCpuMs > 2 * limits.cpuMs + 500) {
+    if (cpu !== undefined && cpu - this.baseCpuMs > cpuBackstopMs(limits.cpuMs, Math.min(this.callsReceived, limits.maxCalls))) {
       this.settle({ kind: 'limit', limit: 'cpuMs', value: limits.cpuMs, message: `The program used more than cpuMs=${limits.cpuMs} ms of CPU time and its sandbox process was killed.` });
       this.kill(`CPU time over cpuMs=${limits.cpuMs}`);
     }
@@ -182,6 +195,7 @@ class ProcessRun implements StoppableRun {
       if (typeof name !== 'string' || !this.toolNames.has(name)) return this.hostile('a call names a tool the program cannot see');
       if (typeof argsJson !== 'string' || overBytes(argsJson, maxArgBytes)) return this.hostile(`call arguments are not text within maxArgBytes=${maxArgBytes}`);
       this.lastId = id;
+      this.callsReceived++;
     }
     for (let i = 0; i < items.length; i += 3) {
       const id = items[i] as number;

@@ -64,11 +64,15 @@ const output = new net.Socket({ fd: 4, readable: false, writable: true });
 const frame = (m) => { const b = Buffer.from(JSON.stringify(m)); const h = Buffer.alloc(4); h.writeUInt32LE(b.length); output.write(Buffer.concat([h, b])); };
 const raw = (text) => { const b = Buffer.from(text); const h = Buffer.alloc(4); h.writeUInt32LE(b.length); output.write(Buffer.concat([h, b])); };
 let buf = Buffer.alloc(0);
+let relay;
+// CPU time of this process's own, as a worker spends it relaying calls (not program time).
+const burn = (us) => { const from = process.cpuUsage(); for (;;) { const d = process.cpuUsage(from); if (d.user + d.system >= us) return; } };
 input.on('data', (chunk) => {
   buf = Buffer.concat([buf, chunk]);
   while (buf.length >= 4) {
     const n = buf.readUInt32LE(0); if (buf.length < 4 + n) return;
     const m = JSON.parse(buf.subarray(4, 4 + n).toString()); buf = buf.subarray(4 + n);
+    if (m.t === 'results' && relay !== undefined && m.runId === relay.id) { relay.next(); continue; }
     if (m.t !== 'run') continue;
     const id = m.runId; const mode = m.request.js;
     const done = (outcome) => frame({ t: 'done', runId: id, outcome: { cpuMs: 0, wallMs: 0, ...outcome } });
@@ -85,6 +89,14 @@ input.on('data', (chunk) => {
     else if (mode === 'ignore-abort') { /* never answers */ }
     else if (mode === 'late') { done({ ok: true, resultJson: '1' }); frame({ t: 'calls', runId: id, items: [1, 'echo', '{"late":true}'] }); }
     else if (mode === 'spin') { for (;;) {} }
+    else if (mode.startsWith('relay ')) {
+      // relay <calls> <µs of own CPU per call>: calls one at a time, then a result
+      const [, calls, us] = mode.split(' ').map(Number);
+      let sent = 0;
+      const call = () => { burn(us); frame({ t: 'calls', runId: id, items: [++sent, 'echo', '{}'] }); };
+      relay = { id, next: () => (sent < calls ? call() : done({ ok: true, resultJson: String(sent) })) };
+      call();
+    }
   }
 });
 input.on('end', () => process.exit(0));
@@ -167,6 +179,17 @@ describe('when a sandbox process is compromised', () => {
 
   it('kills a process that burns CPU past its budget without answering', async () => {
     expect(failureOf((await run('spin')).outcome)).toMatchObject({ kind: 'limit', limit: 'cpuMs', value: 300 });
+  });
+
+  it('does not count the CPU a process spends relaying many calls against the program (up to maxCalls)', async () => {
+    // 2,000 calls at 0.4 ms of the worker's own CPU each: 0.8 s, past 2 x cpuMs + 0.5 s = 0.7 s,
+    // within that plus 0.25 ms per relayed call.
+    const { outcome, record } = await runProgram(runner, 'relay 2000 400', { toolNames: ['echo'], limits: { cpuMs: 100, maxCalls: 5000 } });
+    expect(outcome.ok ? 'ok' : outcome.failure).toBe('ok');
+    expect(record.calls).toHaveLength(2000);
+    // With maxCalls 100 the allowance stops growing at 100 calls: the same relay is stopped.
+    const capped = await runProgram(runner, 'relay 2000 400', { toolNames: ['echo'], limits: { cpuMs: 100, maxCalls: 100 } });
+    expect(failureOf(capped.outcome)).toMatchObject({ kind: 'limit', limit: 'cpuMs', value: 100 });
   });
 
   it('stays usable after all of that', async () => {

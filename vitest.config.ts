@@ -1,6 +1,15 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
+  resolve: {
+    // The built code loads TypeScript and zod-to-ts through CommonJS re-exports
+    // (codegen/*-module.cts) that Vite does not transform; under test, import the packages.
+    alias: [
+      { find: /^.*\/typescript-module\.cjs$/, replacement: 'typescript' },
+      { find: /^.*\/zod-to-ts-module\.cjs$/, replacement: fileURLToPath(new URL('./test/support/zod-to-ts-default.ts', import.meta.url)) },
+    ],
+  },
   test: {
     include: ['**/*.test.ts'],
     exclude: ['node_modules/**', 'dist/**'],

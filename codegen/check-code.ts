@@ -23,7 +23,7 @@
  *   `await` and `return` check; a body that closes the wrapper early is reported as such.
  *   Nothing is resolved from disk: imports cannot pull declarations in.
  */
-import ts from 'typescript';
+import ts from './typescript-module.cjs';
 import type { GeneratedToolTypes } from './generate-tool-types.js';
 import { CheckerSession, type CheckStrategy } from './checker-session.js';
 import { normalizeProgram } from './normalize-program.js';

@@ -24,7 +24,7 @@
  * `checkCode` reports as an error anyway, and even then the shared checker has already merged
  * its globals).
  */
-import ts from 'typescript';
+import ts from './typescript-module.cjs';
 import { LIB_FOLDER, libSourceFile, libText } from './lib-files.js';
 
 /** Checks between rebuilds of the shared checker. */

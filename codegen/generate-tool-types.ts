@@ -23,7 +23,9 @@ import { mapCallableNames } from './callable-name.js';
 import { CodegenInputError } from './errors.js';
 import { jsDocLines } from './jsdoc.js';
 import { auxiliaryDeclarations, createTypeContext, zodToTypeNode, type TypeContext } from './zod-to-type.js';
-import { printNode } from 'zod-to-ts';
+import zodToTsModule from './zod-to-ts-module.cjs';
+
+const { printNode } = zodToTsModule;
 
 /** Options of {@link generateToolTypes}. */
 export interface GenerateToolTypesOptions {

@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import ts from 'typescript';
+import ts from './typescript-module.cjs';
 
 /** The virtual folder lib files are served from. */
 export const LIB_FOLDER = '/ptc-lib';

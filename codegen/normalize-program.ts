@@ -10,7 +10,7 @@
  * body's first line becomes spaces, lines before it are dropped and counted in `lineOffset`), so
  * a diagnostic at body line L, column C is at line L + lineOffset, column C in the model's text.
  */
-import ts from 'typescript';
+import ts from './typescript-module.cjs';
 
 /** The body to run and where it starts in the model's text. */
 export interface NormalizedProgram {

@@ -3,7 +3,7 @@
  * none (TypeScript would suggest installing @types/node or adding the DOM lib, which a model
  * cannot do), and an unknown tool lists the tools there are.
  */
-import ts from 'typescript';
+import ts from './typescript-module.cjs';
 
 /** TypeScript suggesting Node's types: the name is a Node global. */
 const NODE_TYPES_HINT = /Do you need to install type definitions|Try `npm i --save-dev @types\//;

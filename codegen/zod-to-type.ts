@@ -11,10 +11,14 @@
  *   with a comment saying why, never `any` and never a throw.
  * `io: 'input'` is the caller's view (a defaulted property is optional); `'output'` is the value.
  */
-import ts, { factory as f } from 'typescript';
+import ts from './typescript-module.cjs';
 import { z } from 'zod';
-import { createAuxiliaryTypeStore, printNode, zodToTs, type AuxiliaryTypeStore, type ZodToTsOptions } from 'zod-to-ts';
+import type { AuxiliaryTypeStore, ZodToTsOptions } from 'zod-to-ts';
+import zodToTsModule from './zod-to-ts-module.cjs';
 import { jsDocCommentBody } from './jsdoc.js';
+
+const f = ts.factory;
+const { createAuxiliaryTypeStore, printNode, zodToTs } = zodToTsModule;
 
 /** Which side of a schema to type. */
 export type SchemaSide = 'input' | 'output';

@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const IMPORT = /(?:import|export)\s[^'"]*?from\s*['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)|import\s*['"]([^'"]+)['"]/g;
+const IMPORT = /(?:import|export)\s[^'"]*?from\s*['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)|import\s*['"]([^'"]+)['"]|require\(\s*['"]([^'"]+)['"]\s*\)/g;
 
 function closure(entry: string): { files: Set<string>; bare: Map<string, string> } {
   const files = new Set<string>();
@@ -19,8 +19,9 @@ function closure(entry: string): { files: Set<string>; bare: Map<string, string>
     files.add(file);
     const text = readFileSync(file, 'utf8').replace(/^\s*import type .*$/gm, '').replace(/^\s*export type .*$/gm, '');
     for (const m of text.matchAll(IMPORT)) {
-      const spec = m[1] ?? m[2] ?? m[3]!;
-      if (spec.startsWith('.')) visit(join(dirname(file), spec.replace(/\.js$/, '.ts')));
+      const spec = m[1] ?? m[2] ?? m[3] ?? m[4]!;
+      // Sources import their compiled names: x.js is x.ts, x.cjs is x.cts (a CommonJS re-export).
+      if (spec.startsWith('.')) visit(join(dirname(file), spec.replace(/\.js$/, '.ts').replace(/\.cjs$/, '.cts')));
       else if (!bare.has(spec)) bare.set(spec, relative(root, file));
     }
   };
@@ -41,5 +42,11 @@ describe('the package root', () => {
   it('the checker itself sees forbidden imports (runtime does import isolated-vm)', () => {
     const { bare } = closure('runtime/index.ts');
     expect([...bare.keys()].some((spec) => FORBIDDEN.includes(spec))).toBe(true);
+  });
+
+  it('the checker follows the CommonJS re-export the codegen loads TypeScript through', () => {
+    const { bare } = closure('codegen/index.ts');
+    expect(bare.has('typescript')).toBe(true);
+    expect(bare.get('typescript')).toMatch(/typescript-module\.cts$/);
   });
 });

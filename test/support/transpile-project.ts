@@ -10,11 +10,11 @@ import { build } from 'esbuild';
 
 const FOLDERS = ['tools', 'codegen', 'bridge', 'runtime', 'cli', 'mcp', 'examples'];
 
-function sources(dir: string): string[] {
+function sources(dir: string, ext = '.ts'): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
     const p = join(dir, e.name);
-    if (e.isDirectory()) return e.name === 'programs' || e.name === 'fixtures' || e.name === 'node_modules' ? [] : sources(p);
-    return e.name.endsWith('.ts') && !e.name.endsWith('.test.ts') && !e.name.endsWith('.test-d.ts') && !e.name.endsWith('.d.ts') ? [p] : [];
+    if (e.isDirectory()) return e.name === 'programs' || e.name === 'fixtures' || e.name === 'node_modules' ? [] : sources(p, ext);
+    return e.name.endsWith(ext) && !e.name.endsWith(`.test${ext}`) && !e.name.endsWith('.test-d.ts') && !e.name.endsWith('.d.ts') ? [p] : [];
   });
 }
 
@@ -30,6 +30,18 @@ export async function transpileProject(name: string): Promise<{ root: string; cl
     platform: 'node',
     target: 'node20',
     bundle: false,
+    logLevel: 'silent',
+  });
+  // CommonJS sources (.cts, such as the codegen's re-export of TypeScript) stay CommonJS.
+  await build({
+    entryPoints: FOLDERS.flatMap((f) => sources(f, '.cts')),
+    outdir: root,
+    outbase: '.',
+    format: 'cjs',
+    platform: 'node',
+    target: 'node20',
+    bundle: false,
+    outExtension: { '.js': '.cjs' },
     logLevel: 'silent',
   });
   return { root, cli: join(root, 'cli', 'main.js') };

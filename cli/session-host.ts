@@ -1,13 +1,14 @@
 /**
  * The host `ptc run` and `ptc mcp serve` build from their flags: the tools module (or the bundled
  * examples), MCP servers to import, the approval channel, the trace file and `run_code`.
- * One place, so both commands apply the same policy the same way.
+ * One place, so both commands apply the same policy the same way. The runtime, the MCP client
+ * and the example tools are imported when a host is built, so `ptc --help` and `ptc trace` do not
+ * load the compiler.
  */
 import { createInterface } from 'node:readline/promises';
-import { importMcpServers, parseMcpCommandLine, readMcpConfig, type McpImport, type McpServerSpec } from '../mcp/index.js';
-import { createRunCodeTool, type RunCodeTool } from '../runtime/index.js';
+import type { McpImport, McpServerSpec } from '../mcp/index.js';
+import type { RunCodeTool } from '../runtime/index.js';
 import { traceFileSink, type ApprovalChannel, type EventSink, type ToolHost, type TraceWriter } from '../tools/index.js';
-import { createHost as createExampleHost } from '../examples/tools.js';
 import { CliError } from './errors.js';
 import { loadToolsModule } from './load-tools.js';
 
@@ -72,7 +73,9 @@ export function approvalChannel(mode: ApproveMode, say: (line: string) => void =
 }
 
 /** All MCP server specs from `--mcp` and `--mcp-config`. */
-export function mcpSpecs(flags: SessionFlags): McpServerSpec[] {
+export async function mcpSpecs(flags: SessionFlags): Promise<McpServerSpec[]> {
+  if ((flags.mcpConfig ?? []).length === 0 && (flags.mcp ?? []).length === 0) return [];
+  const { parseMcpCommandLine, readMcpConfig } = await import('../mcp/index.js');
   return [...(flags.mcpConfig ?? []).flatMap((p) => readMcpConfig(p)), ...(flags.mcp ?? []).map((l) => parseMcpCommandLine(l))];
 }
 
@@ -83,7 +86,7 @@ export async function buildSessionHost(
 ): Promise<SessionHost> {
   const approval = extra.approval ?? approvalChannel(flags.approve ?? 'no');
   const hostOptions = { ...(approval ? { approval } : {}) };
-  const host = flags.tools ? await loadToolsModule(flags.tools, hostOptions) : createExampleHost(hostOptions);
+  const host = flags.tools ? await loadToolsModule(flags.tools, hostOptions) : (await import('../examples/tools.js')).createHost(hostOptions);
   let trace: TraceWriter | undefined;
   if (flags.trace) {
     try {
@@ -96,16 +99,16 @@ export async function buildSessionHost(
   }
   if (extra.onEvent) host.onEvent(extra.onEvent);
   let mcp: McpImport | undefined;
-  const specs = (() => {
-    try {
-      return mcpSpecs(flags);
-    } catch (err) {
-      trace?.close();
-      throw new CliError((err as Error).message);
-    }
-  })();
+  let specs: McpServerSpec[];
+  try {
+    specs = await mcpSpecs(flags);
+  } catch (err) {
+    trace?.close();
+    throw new CliError((err as Error).message);
+  }
   if (specs.length > 0) {
     try {
+      const { importMcpServers } = await import('../mcp/index.js');
       mcp = await importMcpServers(specs, extra.verbose ? { onServerStderr: (s, line) => process.stderr.write(`[mcp:${s}] ${line}\n`) } : {});
       host.register(mcp.tools);
     } catch (err) {
@@ -116,6 +119,7 @@ export async function buildSessionHost(
     for (const w of mcp.warnings) process.stderr.write(`ptc: warning: ${w}\n`);
     for (const s of mcp.skipped) process.stderr.write(`ptc: warning: MCP tool ${s.server}.${s.tool} not imported: ${s.reason}\n`);
   }
+  const { createRunCodeTool } = await import('../runtime/index.js');
   const runCode = createRunCodeTool({ host, isolation: flags.isolation ?? 'process' });
   try {
     host.register(runCode);

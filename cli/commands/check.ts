@@ -6,7 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { checkCode, type CodeDiagnostic } from '../../codegen/index.js';
+import type { CodeDiagnostic } from '../../codegen/index.js';
 import { CliError, EXIT } from '../errors.js';
 import { loadToolsModule } from '../load-tools.js';
 import { declarationsFor, DEFAULT_EXCLUDED_TOOLS } from './codegen.js';
@@ -38,7 +38,8 @@ export function registerCheck(program: Command): void {
     .action(async (script: string, opts: { tools: string; json?: boolean }) => {
       const code = readScript(script);
       const host = await loadToolsModule(opts.tools);
-      const generated = declarationsFor(host, DEFAULT_EXCLUDED_TOOLS, opts.tools);
+      const generated = await declarationsFor(host, DEFAULT_EXCLUDED_TOOLS, opts.tools);
+      const { checkCode } = await import('../../codegen/index.js');
       const result = checkCode(code, generated);
       if (opts.json) {
         process.stdout.write(JSON.stringify(result, null, 2) + '\n');

@@ -4,7 +4,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { CallableNameCollisionError, generateToolTypes, type GeneratedToolTypes } from '../../codegen/index.js';
+import type { GeneratedToolTypes } from '../../codegen/index.js';
 import type { ToolHost } from '../../tools/index.js';
 import { CliError } from '../errors.js';
 import { loadToolsModule } from '../load-tools.js';
@@ -16,8 +16,12 @@ function collect(value: string, previous: string[] = []): string[] {
   return [...previous, value];
 }
 
-/** Generates declarations for a loaded host, turning codegen errors into one-line CLI errors. */
-export function declarationsFor(host: ToolHost, exclude: readonly string[], toolsPath: string): GeneratedToolTypes {
+/**
+ * Generates declarations for a loaded host, turning codegen errors into one-line CLI errors. (The
+ * codegen, which loads the TypeScript compiler, is imported here, not when the CLI starts.)
+ */
+export async function declarationsFor(host: ToolHost, exclude: readonly string[], toolsPath: string): Promise<GeneratedToolTypes> {
+  const { CallableNameCollisionError, generateToolTypes } = await import('../../codegen/index.js');
   try {
     return generateToolTypes(host, { exclude });
   } catch (err) {
@@ -39,7 +43,7 @@ export function registerCodegen(program: Command): void {
     .action(async (opts: { tools: string; out?: string; exclude?: string[]; includeRunCode?: boolean }) => {
       const host = await loadToolsModule(opts.tools);
       const exclude = [...(opts.includeRunCode ? [] : DEFAULT_EXCLUDED_TOOLS), ...(opts.exclude ?? [])];
-      const generated = declarationsFor(host, exclude, opts.tools);
+      const generated = await declarationsFor(host, exclude, opts.tools);
       for (const warning of generated.warnings) process.stderr.write(`warning: ${warning}\n`);
       if (opts.out === undefined) {
         process.stdout.write(generated.declarations);

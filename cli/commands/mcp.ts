@@ -6,7 +6,6 @@
  * brings its own approval channel.
  */
 import type { Command } from 'commander';
-import { mcpApprovalChannel, serveMcpStdio } from '../../mcp/index.js';
 import { CliError } from '../errors.js';
 import { buildSessionHost, parseIsolation } from '../session-host.js';
 
@@ -46,6 +45,7 @@ export function registerMcp(program: Command): void {
         'Exit codes: 0 the client disconnected, 2 usage or input error.',
     )
     .action(async (flags: ServeFlags) => {
+      const { mcpApprovalChannel, serveMcpStdio } = await import('../../mcp/index.js');
       const approval = flags.approve === 'client' ? mcpApprovalChannel() : undefined;
       const session = await buildSessionHost(
         {

@@ -21,7 +21,7 @@
  *   approval has its own timeout. A limit aborts `signal` with a {@link RunLimitError} naming it.
  */
 import { setMaxListeners } from 'node:events';
-import { CallScheduler, tokenIdOf, type AgentRef, type JsonValue, type ToolEvent, type ToolHost, type ToolResult } from '../tools/index.js';
+import { CallScheduler, subscribeAbort, tokenIdOf, type AgentRef, type JsonValue, type ToolEvent, type ToolHost, type ToolResult } from '../tools/index.js';
 import { ChildCalls, type ChildCallRecord } from './child-calls.js';
 import { RunAbortedError, RunLimitError } from './errors.js';
 import { parseGuestArgs, type ArgCaps } from './guest-args.js';
@@ -157,8 +157,10 @@ export function openRunBridge(options: RunBridgeOptions): RunBridge {
 
   const parentSignal = options.signal;
   const onParentAbort = () => stop(new RunAbortedError(reasonText(parentSignal?.reason)));
+  // One listener per signal however many runs share it (a server's shutdown signal, say).
+  let unsubscribeParent: (() => void) | undefined;
   if (parentSignal?.aborted) onParentAbort();
-  else parentSignal?.addEventListener('abort', onParentAbort, { once: true });
+  else if (parentSignal) unsubscribeParent = subscribeAbort(parentSignal, onParentAbort);
 
   host.emit({ type: 'ptc/run-start', callId: parentCallId, tokenId });
 
@@ -239,7 +241,7 @@ export function openRunBridge(options: RunBridgeOptions): RunBridge {
       scheduler.cancelPending(new RunAbortedError('the run ended'));
       deadline.stop();
     }
-    parentSignal?.removeEventListener('abort', onParentAbort);
+    unsubscribeParent?.();
     if (!runAbort.signal.aborted) runAbort.abort(new RunAbortedError('the run ended; its token is revoked'));
     await waitForSettled(calls, options.cancelGraceMs ?? 250);
     sink.dispose();

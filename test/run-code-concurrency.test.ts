@@ -54,6 +54,29 @@ describe.each(runnerModes())('run_code scheduling (%s)', (mode) => {
     });
   });
 
+  describe('when many runs share one abort signal', () => {
+    it('runs them all without piling listeners on the signal, and one abort stops them all', async () => {
+      const s = setup({ limits: { maxInFlight: 4 } });
+      const warnings: string[] = [];
+      const onWarning = (w: Error) => warnings.push(w.name);
+      process.on('warning', onWarning);
+      try {
+        const shared = new AbortController();
+        const done = await Promise.all(Array.from({ length: 12 }, () => s.run('return await tools.wait({ ms: 10 });', shared.signal)));
+        expect(done.filter((r) => !r.isError)).toHaveLength(12);
+        const pending = Array.from({ length: 12 }, () => s.run('await tools.wait({ ms: 5000 }); return 1;', shared.signal));
+        await new Promise((r) => setTimeout(r, 200));
+        shared.abort(new Error('shutting down'));
+        const stopped = await Promise.all(pending);
+        expect(stopped.every((r) => r.isError && r.error?.kind === 'aborted')).toBe(true);
+        await new Promise((r) => setImmediate(r));
+        expect(warnings).not.toContain('MaxListenersExceededWarning');
+      } finally {
+        process.off('warning', onWarning);
+      }
+    });
+  });
+
   describe('when a promise leaks past the end of the run', () => {
     it('cancels the in-flight child, reports it, and never runs the follow-up call', async () => {
       const s = setup();

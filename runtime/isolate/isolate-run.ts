@@ -23,6 +23,7 @@
  * - Messages are checked even though only the bootstrap can send them: the bootstrap runs in
  *   the same heap as hostile code, so the host treats what it sends as data to validate.
  */
+import { subscribeAbort } from '../../tools/index.js';
 import type { GuestBridge, GuestCallOutcome, RunFailure, RunRequest } from '../program-runner.js';
 import { disposeQuietly, type PreparedIsolate } from './prepared-isolate.js';
 import { OutcomeQueue, type OutcomeBatch } from '../outcome-queue.js';
@@ -82,6 +83,7 @@ class IsolateRun implements StoppableRun {
   private locating = false;
   private logBytes = 0;
   private startup: RunStartup = { source: 'cold', ms: 0 };
+  private unsubscribeAbort: (() => void) | undefined;
 
   constructor(
     private readonly prepared: PreparedIsolate,
@@ -103,7 +105,7 @@ class IsolateRun implements StoppableRun {
       this.options.runs.add(this);
       const { prepared, request } = this;
       prepared.receiver = (kind, items) => this.receive(kind, items);
-      this.signal.addEventListener('abort', this.onAbort, { once: true });
+      this.unsubscribeAbort = subscribeAbort(this.signal, this.onAbort);
       const { limits } = request;
       const caps = {
         maxLogBytes: limits.maxLogBytes,
@@ -383,7 +385,7 @@ class IsolateRun implements StoppableRun {
     this.outcomes.close();
     this.held = undefined;
     this.usedCpuMs();
-    this.signal.removeEventListener('abort', this.onAbort);
+    this.unsubscribeAbort?.();
     this.options.runs.delete(this);
     const stats = { cpuMs: this.lastCpuNs / 1e6, wallMs: performance.now() - this.options.startedAt, startup: this.startup };
     this.resolve(failure === undefined ? { ok: true, resultJson: resultJson ?? 'null', ...stats } : { ok: false, failure, ...stats });

@@ -1,3 +1,4 @@
+import { subscribeAbort } from '../../tools/index.js';
 import type { RunOutcome } from '../program-runner.js';
 
 /** How long a runner may take to stop after its signal is aborted before the run is reported as a crash. */
@@ -7,6 +8,7 @@ const RUNNER_ABORT_GRACE_MS = 5_000;
 export function withAbortGrace(run: Promise<RunOutcome>, signal: AbortSignal): Promise<RunOutcome> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   let onAbort: (() => void) | undefined;
+  let unsubscribe: (() => void) | undefined;
   const stuck = new Promise<RunOutcome>((resolve) => {
     onAbort = () => {
       timer = setTimeout(() => {
@@ -15,10 +17,10 @@ export function withAbortGrace(run: Promise<RunOutcome>, signal: AbortSignal): P
       timer.unref?.();
     };
     if (signal.aborted) onAbort();
-    else signal.addEventListener('abort', onAbort, { once: true });
+    else unsubscribe = subscribeAbort(signal, onAbort);
   });
   return Promise.race([run, stuck]).finally(() => {
     clearTimeout(timer);
-    if (onAbort) signal.removeEventListener('abort', onAbort);
+    unsubscribe?.();
   });
 }

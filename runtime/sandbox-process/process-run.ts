@@ -14,6 +14,7 @@
  * at once; the process gets `abortGraceMs` to confirm, or is killed. A process that passed a
  * limit, died or misbehaved is never reused.
  */
+import { subscribeAbort } from '../../tools/index.js';
 import type { GuestBridge, GuestCallOutcome, RunFailure, RunLimits, RunOutcome, RunRequest } from '../program-runner.js';
 import type { LateCallAwareBridge, LateCallEvent } from '../isolate/index.js';
 import { OutcomeQueue } from '../outcome-queue.js';
@@ -76,6 +77,7 @@ class ProcessRun implements StoppableRun {
   private baseCpuMs = 0;
   private poll: NodeJS.Timeout | undefined;
   private grace: NodeJS.Timeout | undefined;
+  private unsubscribeAbort: (() => void) | undefined;
 
   constructor(
     private readonly process: SandboxProcess,
@@ -103,7 +105,7 @@ class ProcessRun implements StoppableRun {
       process.runs++;
       this.baseCpuMs = process.takeStartCpuMs() ?? 0;
       this.options.runs.add(this);
-      this.signal.addEventListener('abort', this.onAbort, { once: true });
+      this.unsubscribeAbort = subscribeAbort(this.signal, this.onAbort);
       this.poll = setInterval(() => this.supervise(), this.options.pollMs);
       this.poll.unref?.();
       process.send({ t: 'run', runId: this.options.runId, request: { js: request.js, toolNames: request.toolNames, limits: request.limits, lineOffset: request.lineOffset } });
@@ -288,7 +290,7 @@ class ProcessRun implements StoppableRun {
     this.settled = true;
     this.results.close();
     if (this.poll !== undefined && failure?.kind !== 'aborted') clearInterval(this.poll);
-    this.signal.removeEventListener('abort', this.onAbort);
+    this.unsubscribeAbort?.();
     this.options.runs.delete(this);
     const used = cpuMs ?? Math.max(0, (this.process.cpuMs() ?? this.baseCpuMs) - this.baseCpuMs);
     const stats = { cpuMs: used, wallMs: performance.now() - this.options.startedAt, pid: this.process.pid };

@@ -23,7 +23,8 @@
  * - Messages are checked even though only the bootstrap can send them: the bootstrap runs in
  *   the same heap as hostile code, so the host treats what it sends as data to validate.
  */
-import { subscribeAbort } from '../../tools/index.js';
+// The sandbox worker loads this module: import the one helper, not the tools package (zod and all).
+import { subscribeAbort } from '../../tools/abort-subscription.js';
 import type { GuestBridge, GuestCallOutcome, RunFailure, RunRequest } from '../program-runner.js';
 import { disposeQuietly, type PreparedIsolate } from './prepared-isolate.js';
 import { OutcomeQueue, type OutcomeBatch } from '../outcome-queue.js';

@@ -9,7 +9,8 @@
  * cpuTime, isDisposed, dispose, compileScript, createContext), `Context.evalClosure`,
  * `Reference.applySync` with `{ arguments: { copy: true }, timeout }`.
  */
-import { PtcError } from '../../tools/index.js';
+// The sandbox worker loads this module: import the error base class, not the tools package (zod and all).
+import { PtcError } from '../../tools/errors.js';
 import type { GuestBridge, ProgramRunner, RunRequest } from '../program-runner.js';
 import { abortMessage, reportDroppedCalls, type StoppableRun } from '../run-checks.js';
 import { IsolatePool } from './isolate-pool.js';

@@ -1,6 +1,6 @@
 /**
  * The guest half of a run: JavaScript that runs inside a fresh isolate context before any program
- * code, compiled by `context.evalClosure` with the host's one capability as `$0`.
+ * code, compiled as the body of a function whose one parameter, `$0`, is the host's one capability.
  *
  * Invariants this file owns (the security of the in-isolate half rests on them):
  * - The dispatch `ivm.Reference` (`$0`) lives only in this closure. It is never stored on an
@@ -36,13 +36,14 @@
  *   `limit`  [limitName, value]            a cap enforced here was passed (maxLogBytes)
  *   `end`    ['return', json] | ['throw', message, line, column] | ['syntax', message]
  *            | ['limit', limitName, value, message]
- * The host calls the returned entry function with `applySync`: `entry('start', [js,
- * toolNamesJson, capsJson])` once, then `entry('deliver', [id, ok, jsonOrToolName, message, ...])`
+ * The host calls the returned entry function with `applySync`: for a pooled isolate
+ * `entry('warm')` before any program, `entry('start', [js, toolNamesJson, capsJson])` once, then `entry('deliver', [id, ok, jsonOrToolName, message, ...])`
  * to push a batch of call outcomes in (`entry('deliver1', id, ok, jsonOrToolName, message)` for a
  * batch of one). The program resumes in the microtasks V8 runs before that call returns.
  */
 import { GUEST_CALLS_SOURCE, GUEST_PROGRAM_SOURCE } from './guest-calls-source.js';
 import { GUEST_CONSOLE_SOURCE, GUEST_JSON_SOURCE } from './guest-json-source.js';
+import { GUEST_SITES_SOURCE } from './guest-sites-source.js';
 
 /** Lines the `AsyncFunction` constructor puts before the body (`(async function anonymous(\n) {\n`). */
 export const PROGRAM_HEADER_LINES = 2;
@@ -50,7 +51,7 @@ export const PROGRAM_HEADER_LINES = 2;
 /** The `sourceURL` of the program's code, so its stack frames can be told from everything else. */
 export const PROGRAM_URL = 'ptc-program.js';
 
-/** Guest bootstrap source, for `context.evalClosure(BOOTSTRAP_SOURCE, [dispatchReference])`. */
+/** Guest bootstrap source: the body of a function of `$0`, the dispatch reference (prepared-isolate.ts). */
 export const BOOTSTRAP_SOURCE = String.raw`'use strict';
 const dispatchRef = $0;
 const G = globalThis;
@@ -87,6 +88,7 @@ const ErrorProto = Error.prototype;
 const RegExpExec = RegExp.prototype.exec;
 const StringSlice = String.prototype.slice;
 const StringIndexOf = String.prototype.indexOf;
+const StringCharCodeAt = String.prototype.charCodeAt;
 const ArrayBufferIsView = ArrayBuffer.isView;
 const getter = (proto, key) => ObjectGetOwnPropertyDescriptor(proto, key).get;
 const brandGetters = [
@@ -138,4 +140,5 @@ for (const key of ReflectOwnKeys(G)) {
 ${GUEST_JSON_SOURCE}
 ${GUEST_CONSOLE_SOURCE}
 ${GUEST_CALLS_SOURCE}
+${GUEST_SITES_SOURCE}
 ${GUEST_PROGRAM_SOURCE}`;

@@ -114,38 +114,6 @@ const deliver = (function deliver(items) {
 
 /** The program: compile, run, report the end; and the `entry` function returned to the host. */
 export const GUEST_PROGRAM_SOURCE = String.raw`// ---- the program -------------------------------------------------------------------------------
-// Where the program names each tool (tools.x, tools?.x, tools['x']): for a tool named exactly
-// once, that place is where an uncaught failure of it is reported, so its calls need not capture
-// a stack. Positions are in ptc-program.js coordinates, like V8's frames (the property name's
-// column, as V8 reports a call of it). Text in comments or strings can only add mentions, which
-// makes a tool fall back to capturing: never a wrong line for a tool named twice.
-const TOOL_MENTION = /(?:^|[^\w$.])tools\s*(?:\?\.|\.)\s*([A-Za-z_$][\w$]*)|(?:^|[^\w$.])tools\s*(?:\?\.\s*)?\[\s*(?:'([^'\\\n]*)'|"([^"\\\n]*)")/g;
-function staticSites(js) {
-  const count = ObjectCreate(null);
-  const where = ObjectCreate(null);
-  let line = 1 + PROGRAM_HEADER_LINES;
-  let lineStart = 0;
-  TOOL_MENTION.lastIndex = 0;
-  for (;;) {
-    const m = ReflectApply(RegExpExec, TOOL_MENTION, [js]);
-    if (m === null) break;
-    const dotted = m[1] !== undefined;
-    const name = dotted ? m[1] : m[2] !== undefined ? m[2] : m[3];
-    const at = dotted ? m.index + m[0].length - name.length : m.index + (m[0][0] === 't' ? 0 : 1);
-    for (;;) {
-      const nl = ReflectApply(StringIndexOf, js, ['\n', lineStart]);
-      if (nl === -1 || nl >= at) break;
-      line++;
-      lineStart = nl + 1;
-    }
-    count[name] = (count[name] === undefined ? 0 : count[name]) + 1;
-    const site = list();
-    site[0] = line; site[1] = at - lineStart + 1;
-    where[name] = ObjectFreeze(site);
-  }
-  for (const name in count) if (count[name] !== 1) where[name] = undefined;
-  return where;
-}
 function locate(e) {
   if (ArrayIsArray(e)) return e; // a static site: [line, column]
   // The program's line and column, read from the stack V8 formats by default.
@@ -202,6 +170,10 @@ const onReturn = (function onReturn(value) {
   }
   send('end', ['return', json]);
 });
+// V8 records where a dynamic function was made from and, on the first one made from a function,
+// recompiles that function to find source positions: in a small function made for it, once, at
+// warm-up (from the 30 KB bootstrap function that took 0.7 ms; from start() 70 µs of the run).
+const compileProgram = (function compileProgram(js) { return new AsyncFunction(js + '\n//# sourceURL=ptc-program.js'); });
 let started = false;
 const start = (function start(data) {
   if (started) return;
@@ -224,7 +196,7 @@ const start = (function start(data) {
   ObjectDefineProperty(G, 'tools', { value: tools, writable: false, enumerable: false, configurable: false });
   let program;
   try {
-    program = new AsyncFunction(js + '\n//# sourceURL=ptc-program.js');
+    program = compileProgram(js);
   } catch (e) {
     ended = true;
     send('end', ['syntax', shortMessage(e)]);
@@ -233,21 +205,24 @@ const start = (function start(data) {
   const promise = ReflectApply(program, undefined, []);
   ReflectApply(PromiseThen, promise, [onReturn, describeThrown]);
 });
-// Warm-up, before any program exists: run the conversion every call and result goes through
-// once, so a pooled isolate has it compiled before its run (the functions above that a run needs
-// are parenthesized, which makes V8 compile them with the bootstrap rather than on first use).
-toJsonText({ a: [1, 'x', true, null], b: { c: 1.5 } }, 'warm', { __proto__: null, maxBytes: 1024, maxDepth: 8, maxNodes: 100, bytesLimit: undefined, depthLimit: undefined, nodesLimit: undefined });
-// The same for what every start runs once: V8 compiles a regular expression on its first exec
-// (about 0.2 ms for TOOL_MENTION), and the first AsyncFunction and the first message to the host
-// each have a one-time cost. The host ignores a 'warm' message while it prepares the isolate.
-staticSites('tools.a(1); tools?.b(2);\ntools["c"](3);');
-ReflectApply(PromiseThen, ReflectApply(new AsyncFunction('return 1;'), undefined, []), [ignore, ignore]);
-ReflectApply(applySync, dispatchRef, [undefined, ['warm'], CALL1_OPTIONS]);
+// Warm-up of a pooled isolate, before any program exists (entry('warm'); a new isolate that a
+// run waits for skips it: its run pays only for what it uses). Runs the conversion every call and
+// result goes through once, so it is compiled before the run (the functions above that a run
+// needs are parenthesized, which makes V8 compile them with the bootstrap rather than on first
+// use); and what every start runs once: finding tool names, the first AsyncFunction, the first
+// message to the host (which the host ignores while it prepares the isolate).
+const warm = (function warm() {
+  toJsonText({ a: [1, 'x', true, null], b: { c: 1.5 } }, 'warm', { __proto__: null, maxBytes: 1024, maxDepth: 8, maxNodes: 100, bytesLimit: undefined, depthLimit: undefined, nodesLimit: undefined });
+  staticSites('tools.a(1); tools?.b(2);\ntools["c"](3);');
+  ReflectApply(PromiseThen, ReflectApply(compileProgram('return 1;'), undefined, []), [ignore, ignore]);
+  ReflectApply(applySync, dispatchRef, [undefined, ['warm'], CALL1_OPTIONS]);
+});
 // Returns -1 once the program ended, else how many of its calls are pending (read before the
 // microtasks this call releases run; the host keeps its own exact account).
 return function entry(op, data, a, b, c) {
   if (op === 'deliver') { if (ArrayIsArray(data)) deliver(data); }
   else if (op === 'deliver1') deliverOne(data, a, b, c);
   else if (op === 'start') start(data);
+  else if (op === 'warm') { if (!started) warm(); }
   return ended ? -1 : pendingCount;
 };`;

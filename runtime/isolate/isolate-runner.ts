@@ -6,7 +6,7 @@
  * from the guest here) is not covered by `memoryLimit`; use the process runner for untrusted code.
  *
  * Uses only isolated-vm API that 6.x also has: `Isolate` (memoryLimit,
- * cpuTime, isDisposed, dispose, compileScript, createContext), `Context.evalClosure`,
+ * cpuTime, isDisposed, dispose, compileScript with cachedData, createContext), `Script.run`,
  * `Reference.applySync` with `{ arguments: { copy: true }, timeout }`.
  */
 // The sandbox worker loads this module: import the error base class, not the tools package (zod and all).

@@ -30,6 +30,7 @@ import { disposeQuietly, type PreparedIsolate } from './prepared-isolate.js';
 import { OutcomeQueue, type OutcomeBatch } from '../outcome-queue.js';
 import { abortMessage, isCallId, overBytes, reportDroppedCalls, utf8Length, type StoppableRun } from '../run-checks.js';
 import { locateSyntaxError, programPosition } from './program-position.js';
+import type { DisposalQueue } from './disposal-queue.js';
 import type { IsolateRunOutcome, LateCallAwareBridge, LateCallEvent, RunStartup } from './run-types.js';
 
 const LOG_LEVELS = new Set(['log', 'info', 'warn', 'error', 'debug']);
@@ -41,8 +42,8 @@ export interface IsolateRunOptions {
   readonly onLateCall?: (event: LateCallEvent) => void;
   readonly startedAt: number;
   readonly source: 'pool' | 'cold';
-  /** Runs clean-up that need not delay the outcome (disposing the isolate after a result). */
-  readonly later: (work: () => void) => void;
+  /** Disposes the isolate after a result, off the outcome's path. */
+  readonly disposal: DisposalQueue;
   /** The runner's runs in progress: this run is in it until it settles. */
   readonly runs: Set<StoppableRun>;
 }
@@ -395,7 +396,7 @@ class IsolateRun implements StoppableRun {
     // it happens later, off the outcome's critical path; after a limit or an abort at once (right
     // after the slice, if one is running).
     const { isolate } = this.prepared;
-    if (failure === undefined || failure.kind === 'thrown') this.options.later(() => disposeQuietly(isolate));
+    if (failure === undefined || failure.kind === 'thrown') this.options.disposal.add(isolate);
     else if (this.inSlice) this.disposeAfterSlice = true;
     else disposeQuietly(isolate);
   }

@@ -13,6 +13,7 @@
 import { PtcError } from '../../tools/errors.js';
 import type { GuestBridge, ProgramRunner, RunRequest } from '../program-runner.js';
 import { abortMessage, reportDroppedCalls, type StoppableRun } from '../run-checks.js';
+import { DisposalQueue } from './disposal-queue.js';
 import { IsolatePool } from './isolate-pool.js';
 import { executeRun } from './isolate-run.js';
 import type { IsolateRunOutcome, LateCallEvent } from './run-types.js';
@@ -95,6 +96,7 @@ export function createIsolateRunner(options: IsolateRunnerOptions = {}): Isolate
     memoryMb: Math.max(MIN_MEMORY_MB, options.memoryMb ?? 64),
     onStray: (kind, items) => reportDroppedCalls(kind, items, 'not-assigned', options.onLateCall),
   });
+  const disposal = new DisposalQueue(later);
   /** Runs executing in an isolate (the runner's close stops them). */
   const runs = new Set<StoppableRun>();
   let active = 0;
@@ -125,7 +127,7 @@ export function createIsolateRunner(options: IsolateRunnerOptions = {}): Isolate
         disposeQuietly(prepared.isolate);
         return { ok: false, failure: { kind: 'aborted', message: abortMessage(new Error('the runner was closed')) }, cpuMs: 0, wallMs: performance.now() - startedAt, startup: { source, ms: 0 } };
       }
-      return await executeRun(prepared, request, bridge, signal, { onLateCall: options.onLateCall, startedAt, source, later, runs });
+      return await executeRun(prepared, request, bridge, signal, { onLateCall: options.onLateCall, startedAt, source, disposal, runs });
     } finally {
       active--;
       pool.refill();
@@ -140,6 +142,7 @@ export function createIsolateRunner(options: IsolateRunnerOptions = {}): Isolate
       closed = true;
       pool.close();
       for (const running of [...runs]) running.stop(new Error('the runner was closed'));
+      disposal.flush();
     },
   };
 }

@@ -53,7 +53,7 @@ export class IsolatePool {
 
   /** Creates a cold isolate outside the pool, on this thread (a run is waiting for it). */
   cold(memoryMb: number): Promise<PreparedIsolate> {
-    return prepareIsolate({ ...this.options, memoryMb, blocking: true });
+    return prepareIsolate({ ...this.options, memoryMb, blocking: true, forWaitingRun: true });
   }
 
   /** Resolves once the pool is full (for warm-up and benchmarks). */

@@ -31,7 +31,7 @@ import { OutcomeQueue, type OutcomeBatch } from '../outcome-queue.js';
 import { abortMessage, isCallId, overBytes, reportDroppedCalls, utf8Length, type StoppableRun } from '../run-checks.js';
 import { locateSyntaxError, programPosition } from './program-position.js';
 import type { DisposalQueue } from './disposal-queue.js';
-import type { IsolateRunOutcome, LateCallAwareBridge, LateCallEvent, RunStartup } from './run-types.js';
+import type { IsolateRunOutcome, LateCallAwareBridge, LateCallEvent, RelayBridge, RunStartup } from './run-types.js';
 
 const LOG_LEVELS = new Set(['log', 'info', 'warn', 'error', 'debug']);
 const COPY_ARGUMENTS = { arguments: { copy: true } } as const;
@@ -87,6 +87,9 @@ class IsolateRun implements StoppableRun {
   private startup: RunStartup = { source: 'cold', ms: 0 };
   private unsubscribeAbort: (() => void) | undefined;
 
+  /** Set when the bridge relays calls in batches (the sandbox worker). */
+  private readonly relay: RelayBridge | undefined;
+
   constructor(
     private readonly prepared: PreparedIsolate,
     private readonly request: RunRequest,
@@ -95,6 +98,8 @@ class IsolateRun implements StoppableRun {
     private readonly options: IsolateRunOptions,
   ) {
     this.baseCpu = readCpu(prepared) ?? 0n;
+    const relay = bridge as Partial<RelayBridge>;
+    this.relay = typeof relay.relayCalls === 'function' && typeof relay.attach === 'function' ? (relay as RelayBridge) : undefined;
   }
 
   start(): Promise<IsolateRunOutcome> {
@@ -107,6 +112,7 @@ class IsolateRun implements StoppableRun {
       this.options.runs.add(this);
       const { prepared, request } = this;
       prepared.receiver = (kind, items) => this.receive(kind, items);
+      if (this.relay !== undefined) this.relay.attach((items) => this.onRelayed(items));
       this.unsubscribeAbort = subscribeAbort(this.signal, this.onAbort);
       const { limits } = request;
       const caps = {
@@ -273,6 +279,7 @@ class IsolateRun implements StoppableRun {
   private onCalls(items: unknown[]): void {
     if (items.length % 3 !== 0) return this.protocolError('calls list is not id, name, args triples');
     const { maxArgBytes } = this.request.limits;
+    const relayed: (string | number)[] | undefined = this.relay === undefined ? undefined : [];
     for (let i = 0; i < items.length; i += 3) {
       const id = items[i];
       const name = items[i + 1];
@@ -283,6 +290,10 @@ class IsolateRun implements StoppableRun {
       this.lastId = id;
       if (overBytes(argsJson, maxArgBytes)) {
         this.queueDelivery(id, { ok: false, toolName: name, message: `Arguments of tools.${name} are larger than maxArgBytes=${maxArgBytes} bytes.` });
+        continue;
+      }
+      if (relayed !== undefined) {
+        relayed.push(id, name, argsJson);
         continue;
       }
       let pending: Promise<GuestCallOutcome>;
@@ -303,6 +314,17 @@ class IsolateRun implements StoppableRun {
         },
       );
     }
+    if (relayed !== undefined && relayed.length > 0) {
+      this.inFlight += relayed.length / 3;
+      this.relay!.relayCalls(relayed);
+    }
+  }
+
+  /** Outcomes of relayed calls, already batched by the relay. */
+  private onRelayed(items: OutcomeBatch): void {
+    if (this.settled) return;
+    this.inFlight = Math.max(0, this.inFlight - Math.floor(items.length / 4));
+    this.deliver(items);
   }
 
   /** Pushes a batch of outcomes into the isolate: a slice, in which the program resumes. */

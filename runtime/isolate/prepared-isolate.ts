@@ -44,6 +44,11 @@ export interface PrepareOptions {
    * background refill leaves this off so the thread stays free meanwhile.
    */
   readonly blocking?: boolean;
+  /**
+   * A run is waiting for this isolate: skip the warm-ups that only move one-time costs off a
+   * later run's path (that run would pay them sooner).
+   */
+  readonly forWaitingRun?: boolean;
   /** A message arrived while no run owned the isolate. */
   readonly onStray?: (kind: unknown, items: unknown) => void;
 }
@@ -80,7 +85,7 @@ export async function prepareIsolate(options: PrepareOptions): Promise<PreparedI
     const entry = await runBootstrap(isolate, context, dispatch, options.blocking === true);
     // A spare runs what every run needs once (~0.3 ms, and the first entry from this thread ~50
     // µs), so its run does not; a run waiting for a new isolate would only pay it sooner.
-    if (options.blocking !== true) entry.applySync(undefined, ['warm'], { timeout: 10_000 });
+    if (options.forWaitingRun !== true) entry.applySync(undefined, ['warm'], { timeout: 10_000 });
     prepared = { isolate, context, entry, memoryMb, receiver: undefined };
     return prepared;
   } catch (err) {

@@ -1,4 +1,5 @@
 /** Types a run reports through: late calls, how the isolate was obtained, the outcome. */
+import type { OutcomeBatch } from '../outcome-queue.js';
 import type { GuestBridge, RunOutcome } from '../program-runner.js';
 
 /** A call (or other message) that arrived when no live run could take it. */
@@ -15,6 +16,22 @@ export interface LateCallEvent {
  */
 export interface LateCallAwareBridge extends GuestBridge {
   onLateCall?(event: LateCallEvent): void;
+}
+
+/**
+ * A GuestBridge that takes calls and gives outcomes in batches, with no promise per call: for a
+ * relay that only forwards them to where they are checked and dispatched (the sandbox worker
+ * and the host). The runner still checks each call (ids, types, `maxArgBytes`) before relaying;
+ * `call` is not used.
+ */
+export interface RelayBridge extends GuestBridge {
+  /** The calls of one guest message: `[id, name, argsJson, ...]`, ids increasing. */
+  relayCalls(items: (string | number)[]): void;
+  /**
+   * Called once as the run starts: `deliver` takes a batch of outcomes, `[id, ok (1 or 0),
+   * json or toolName, message, ...]` (the layout {@link OutcomeBatch} has), one per relayed call.
+   */
+  attach(deliver: (items: OutcomeBatch) => void): void;
 }
 
 /** How a run got its isolate. */

@@ -6,8 +6,9 @@
  * directory. When the host goes away (fd 3 closes) it exits.
  */
 import net from 'node:net';
-import type { GuestBridge, GuestCallOutcome, RunRequest } from '../program-runner.js';
-import { createIsolateRunner } from '../isolate/index.js';
+import type { RunRequest } from '../program-runner.js';
+import type { OutcomeBatch } from '../outcome-queue.js';
+import { createIsolateRunner, type RelayBridge } from '../isolate/index.js';
 import { encodeFrame, FrameReader } from './frames.js';
 
 /** Calls are sent in batches of at most this many bytes of arguments. */
@@ -16,11 +17,11 @@ const CALL_BATCH_BYTES = 1 << 20;
 interface CurrentRun {
   readonly runId: number;
   readonly controller: AbortController;
-  readonly pending: Map<number, (outcome: GuestCallOutcome) => void>;
+  /** Pushes a batch of outcomes from the host into the run (set when the run starts). */
+  deliver: ((items: OutcomeBatch) => void) | undefined;
   queue: (string | number)[];
   queueBytes: number;
   flushScheduled: boolean;
-  nextCallId: number;
 }
 
 const memoryMb = Number(process.argv[2]) > 0 ? Number(process.argv[2]) : 64;
@@ -29,8 +30,9 @@ const memoryMb = Number(process.argv[2]) > 0 ? Number(process.argv[2]) : 64;
 // delay the host reading the outcome just sent; a few ms later the host is idle again.
 const CLEANUP_DELAY_MS = 3;
 // A fatal V8 out-of-memory error (an allocation past any heap limit) aborts this process; the
-// host sees the exit and reports the memory limit.
-const runner = createIsolateRunner({ poolSize: 1, memoryMb, cleanupDelayMs: CLEANUP_DELAY_MS });
+// host sees the exit and reports the memory limit. This process has nothing else to do between
+// runs, so it prepares its spare isolate on its own thread.
+const runner = createIsolateRunner({ poolSize: 1, memoryMb, cleanupDelayMs: CLEANUP_DELAY_MS, blockingRefill: true });
 const input = new net.Socket({ fd: 3, readable: true, writable: false });
 const output = new net.Socket({ fd: 4, readable: false, writable: true });
 let current: CurrentRun | undefined;
@@ -47,20 +49,28 @@ function flushCalls(run: CurrentRun): void {
   run.queueBytes = 0;
 }
 
-function bridgeFor(run: CurrentRun): GuestBridge {
+// Calls pass through as the guest numbered them, in batches, and outcomes come back as the
+// host batched them: this process keeps no per-call state (the host checks every call again).
+function bridgeFor(run: CurrentRun): RelayBridge {
   return {
-    call(name, argsJson) {
-      return new Promise<GuestCallOutcome>((resolve) => {
-        const id = run.nextCallId++;
-        run.pending.set(id, resolve);
-        run.queue.push(id, name, argsJson);
+    relayCalls(items) {
+      for (let i = 0; i + 2 < items.length; i += 3) {
+        const name = items[i + 1] as string;
+        const argsJson = items[i + 2] as string;
+        run.queue.push(items[i]!, name, argsJson);
         run.queueBytes += argsJson.length + name.length + 16;
         if (run.queueBytes >= CALL_BATCH_BYTES) flushCalls(run);
-        else if (!run.flushScheduled) {
-          run.flushScheduled = true;
-          queueMicrotask(() => flushCalls(run));
-        }
-      });
+      }
+      if (run.queue.length > 0 && !run.flushScheduled) {
+        run.flushScheduled = true;
+        queueMicrotask(() => flushCalls(run));
+      }
+    },
+    attach(deliver) {
+      run.deliver = deliver;
+    },
+    call() {
+      return Promise.resolve({ ok: false, toolName: '', message: 'The sandbox process relays calls in batches.' });
     },
     log(level, text) {
       flushCalls(run);
@@ -72,7 +82,7 @@ function bridgeFor(run: CurrentRun): GuestBridge {
 function startRun(message: Record<string, unknown>): void {
   const runId = message.runId as number;
   if (current !== undefined) return;
-  const run: CurrentRun = { runId, controller: new AbortController(), pending: new Map(), queue: [], queueBytes: 0, flushScheduled: false, nextCallId: 1 };
+  const run: CurrentRun = { runId, controller: new AbortController(), deliver: undefined, queue: [], queueBytes: 0, flushScheduled: false };
   current = run;
   const request = message.request as RunRequest;
   runner
@@ -91,13 +101,7 @@ function startRun(message: Record<string, unknown>): void {
 function deliver(message: Record<string, unknown>): void {
   const run = current;
   if (run === undefined || message.runId !== run.runId || !Array.isArray(message.items)) return;
-  const items = message.items as unknown[];
-  for (let i = 0; i + 3 < items.length; i += 4) {
-    const resolve = run.pending.get(items[i] as number);
-    if (resolve === undefined) continue;
-    run.pending.delete(items[i] as number);
-    resolve(items[i + 1] === 1 ? { ok: true, json: String(items[i + 2]) } : { ok: false, toolName: String(items[i + 2]), message: String(items[i + 3]) });
-  }
+  run.deliver?.(message.items as OutcomeBatch);
 }
 
 const reader = new FrameReader(

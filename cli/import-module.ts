@@ -20,7 +20,7 @@ export async function importModule(path: string): Promise<Record<string, unknown
       await build({ entryPoints: [abs], outfile: out, bundle: true, packages: 'external', format: 'esm', platform: 'node', target: 'node20', logLevel: 'silent' });
       return (await import(pathToFileURL(out).href)) as Record<string, unknown>;
     } catch (err) {
-      throw new CliError(`cannot load ${path}: ${firstLine(err)}`);
+      throw new CliError(`cannot load ${path}: ${describeLoadError(err)}`);
     } finally {
       rmSync(out, { force: true });
     }
@@ -28,11 +28,43 @@ export async function importModule(path: string): Promise<Record<string, unknown
   try {
     return (await import(pathToFileURL(abs).href)) as Record<string, unknown>;
   } catch (err) {
-    throw new CliError(`cannot load ${path}: ${firstLine(err)}`);
+    // Node 20 reports an ES module's syntax error without its position: esbuild's parser has it.
+    const located = await locateSyntaxError(abs);
+    if (located !== undefined) throw new CliError(`cannot load ${path}: ${located}`);
+    throw new CliError(`cannot load ${path}: ${describeLoadError(err)}`);
   }
 }
 
-function firstLine(err: unknown): string {
+async function locateSyntaxError(abs: string): Promise<string | undefined> {
+  try {
+    const { build } = await import('esbuild');
+    await build({ entryPoints: [abs], write: false, bundle: false, format: 'esm', platform: 'node', logLevel: 'silent' });
+    return undefined;
+  } catch (err) {
+    return (err as { errors?: unknown } | null)?.errors !== undefined ? describeLoadError(err) : undefined;
+  }
+}
+
+interface EsbuildMessage {
+  readonly text?: unknown;
+  readonly location?: { readonly file?: unknown; readonly line?: unknown; readonly column?: unknown } | null;
+}
+
+/** esbuild names files relative to the working directory: outside it, the absolute path reads better. */
+function displayPath(file: string): string {
+  return file.startsWith('..') ? resolve(file) : file;
+}
+
+/** The reason a module did not load: esbuild's first error with where it is, or the error's first line. */
+function describeLoadError(err: unknown): string {
+  const errors = (err as { errors?: unknown } | null)?.errors;
+  if (Array.isArray(errors) && errors.length > 0) {
+    const first = errors[0] as EsbuildMessage;
+    const at = first.location;
+    const where = at && typeof at.file === 'string' ? `${displayPath(at.file)}:${String(at.line)}:${Number(at.column) + 1}: ` : '';
+    const more = errors.length > 1 ? ` (and ${errors.length - 1} more error${errors.length > 2 ? 's' : ''})` : '';
+    return `${where}${String(first.text)}${more}`;
+  }
   const text = err instanceof Error ? err.message : String(err);
   return text.split('\n')[0] ?? text;
 }

@@ -115,6 +115,17 @@ describe('when a tools module of your own is given', () => {
     expect(r.code, r.err).toBe(0);
     expect(JSON.parse(r.out)).toBe(12);
   });
+
+  it('exits 2 naming where a syntax error in it is, in TypeScript and in JavaScript', async () => {
+    const ts = script('broken-tools.ts', 'export const tools = [];\nconst x: number = ;\n');
+    const js = script('broken-tools.mjs', 'export const tools = [];\n\nlet = = 1;\n');
+    const a = await captureCli(['run', 'examples/programs/over-budget.ts', '--tools', ts, ...iso]);
+    expect(a.code).toBe(2);
+    expect(a.err).toMatch(/^ptc: cannot load .*broken-tools\.ts: .*broken-tools\.ts:2:19: Unexpected ";"\n$/);
+    const b = await captureCli(['run', 'examples/programs/over-budget.ts', '--tools', js, ...iso]);
+    expect(b.code).toBe(2);
+    expect(b.err).toMatch(/^ptc: cannot load .*broken-tools\.mjs: .*broken-tools\.mjs:3:\d+: /);
+  });
 });
 
 describe('when MCP servers are imported with --mcp', () => {

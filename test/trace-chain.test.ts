@@ -104,6 +104,9 @@ describe('when a trace has been tampered with', () => {
   it('reports garbage and plain session logs without throwing', () => {
     expect(verifyTrace('').problems[0]).toMatchObject({ kind: 'not-a-trace' });
     expect(verifyTrace('{"seq":1,"type":"tool/call"}\n').problems[0]).toMatchObject({ kind: 'not-a-trace', line: 1 });
+    // A plain session log has no chain: it is not a trace, and nothing in it was "edited".
+    const plain = verifyTrace('{"seq":1,"type":"tool/call"}\n{"seq":2,"type":"tool/result"}\n{"seq":3,"type":"tool/call"}\n');
+    expect(plain.problems).toEqual([expect.objectContaining({ kind: 'not-a-trace', line: 1 })]);
     expect(verifyTrace('not json\n[1]\n').problems[0]).toMatchObject({ kind: 'malformed', line: 1 });
   });
 

@@ -211,6 +211,21 @@ describe('events', () => {
   });
 });
 
+describe('call shape', () => {
+  it('refuses a call without an id, recorded with the reason', async () => {
+    const { host, events } = recordingHost();
+    let ran = false;
+    host.register(readFileTool(() => ((ran = true), 'x')));
+    const missing = await host.call({ name: 'read_file', args: { path: '/a' } } as never);
+    const empty = await host.call({ id: '', name: 'read_file', args: { path: '/a' } });
+    expect(ran).toBe(false);
+    expect(missing).toMatchObject({ isError: true, error: { kind: 'invalid-call' } });
+    expect(missing.error?.message).toBe('The call to "read_file" has no id: ToolCall.id must be a non-empty string (got undefined).');
+    expect(empty.error?.message).toMatch(/got an empty string/);
+    expect(events.map((e) => e.type)).toEqual(['tool/call', 'tool/result', 'tool/call', 'tool/result']);
+  });
+});
+
 describe('abort', () => {
   it('a call whose signal is already aborted is recorded and never runs', async () => {
     const { host, events } = recordingHost();
@@ -237,6 +252,33 @@ describe('abort', () => {
     const result = await pending;
     expect(result.error?.kind).toBe('aborted');
     expect(bodySignal?.aborted).toBe(true);
+  });
+
+  it('gives each call a signal of its own: listeners a tool never removes do not pile up on a shared one', async () => {
+    const { host } = recordingHost();
+    const seen: AbortSignal[] = [];
+    host.register(
+      defineTool({
+        name: 'listens',
+        description: 'Adds an abort listener and never removes it.',
+        execute: (_a, exec) => {
+          exec.signal.addEventListener('abort', () => undefined, { once: true });
+          seen.push(exec.signal);
+          return 'ok';
+        },
+      }),
+    );
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => warnings.push(w.name);
+    process.on('warning', onWarning);
+    for (let i = 0; i < 20; i++) await host.call({ id: String(i), name: 'listens', args: {} });
+    const controller = new AbortController();
+    for (let i = 0; i < 20; i++) await host.call({ id: `s${i}`, name: 'listens', args: {} }, { signal: controller.signal });
+    await new Promise((r) => setImmediate(r));
+    process.off('warning', onWarning);
+    expect(new Set(seen).size).toBe(40);
+    expect(seen.every((s) => !s.aborted)).toBe(true);
+    expect(warnings).not.toContain('MaxListenersExceededWarning');
   });
 
   it('many calls in flight on one signal share one listener, and an abort still reaches every one', async () => {

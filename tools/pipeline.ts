@@ -79,6 +79,12 @@ export async function runPipeline(env: PipelineEnv, call: ToolCall, options: Cal
   const failure = (kind: ToolErrorKind, message: string, extra: Partial<ToolResult> = {}): ToolResult =>
     finish({ callId, toolName, isError: true, content: textContent(message), additionalContexts: [], error: { kind, message }, ...extra });
 
+  // Every event and result of a call is keyed by its id: a call without one cannot be audited.
+  if (typeof call?.id !== 'string' || call.id === '') {
+    env.emit({ type: 'tool/call', callId, toolName, args: loggableArgs(call?.args), argsValid: false, origin: logOrigin, ...(agent ? { agent } : {}) });
+    return failure('invalid-call', `The call to "${toolName}" has no id: ToolCall.id must be a non-empty string (got ${call?.id === '' ? 'an empty string' : typeof call?.id}).`);
+  }
+
   // 1. Look the tool up (own entries only).
   const tool = env.lookup(rawName);
   if (!tool) {
@@ -118,7 +124,7 @@ export async function runPipeline(env: PipelineEnv, call: ToolCall, options: Cal
     ...(pre.decision.type !== 'allow' ? { reason: pre.decision.reason } : {}),
   });
   const deny = (deniedBy: 'listener' | 'guard' | 'approval', reason: string, index?: number) =>
-    failure('denied', `The call to "${toolName}" was denied by ${deniedBy === 'listener' ? 'a policy listener' : `the ${deniedBy}`}: ${reason}`, {
+    failure('denied', `The call to "${toolName}" was denied by ${deniedBy === 'listener' ? 'a policy listener' : deniedBy === 'guard' ? 'the guard' : 'the approver'}: ${reason}`, {
       denied: { by: deniedBy, reason, ...(index !== undefined ? { index } : {}) },
       additionalContexts,
     });
@@ -150,11 +156,31 @@ export async function runPipeline(env: PipelineEnv, call: ToolCall, options: Cal
   }
   if (signal.aborted) return failure('aborted', `The call to "${toolName}" was cancelled before it started.`, { additionalContexts });
 
-  // 6. The body inside the execute middleware.
-  const exec: ToolExecContext = Object.freeze({ callId, toolName, signal, ...(agent ? { agent } : {}), origin, host: env.host });
+  // 6. The body inside the execute middleware. The tool gets a signal of its own, made when it
+  // first reads it (most never do; an AbortSignal costs ~3 µs) and aborted with the caller's: a
+  // tool that adds an abort listener and never removes it leaves it on this call's signal, not on
+  // one every call shares.
+  let callAbort: AbortController | undefined;
+  const callSignal = (): AbortSignal => {
+    if (callAbort === undefined) {
+      callAbort = new AbortController();
+      if (signal.aborted) callAbort.abort(signal.reason);
+    }
+    return callAbort.signal;
+  };
+  const exec: ToolExecContext = Object.freeze({
+    callId,
+    toolName,
+    get signal() {
+      return callSignal();
+    },
+    ...(agent ? { agent } : {}),
+    origin,
+    host: env.host,
+  });
   const draft: ResultDraft = { isError: false, additionalContexts, applied: [] };
   try {
-    const raw = await raceAbort(runMiddleware(env.hooks, execution, () => tool.execute(args, exec)), signal);
+    const raw = await raceAbort(runMiddleware(env.hooks, execution, () => tool.execute(args, exec)), signal, () => callAbort?.abort(signal.reason));
     if (raw === ABORTED) return failure('aborted', `The call to "${toolName}" was cancelled while running.`, { additionalContexts });
     // 7. Materialize the result.
     try {
@@ -231,15 +257,20 @@ function runMiddleware(hooks: HookLists, execution: ToolExecution, body: () => u
 
 const ABORTED = Symbol('aborted');
 
-/** Resolves with the promise, or with ABORTED as soon as the signal fires (the body may still run on). */
-function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T | typeof ABORTED> {
+/**
+ * Resolves with the promise, or with ABORTED as soon as the signal fires (the body may still run
+ * on; `onAbort` passes the abort on to it).
+ */
+function raceAbort<T>(promise: Promise<T>, signal: AbortSignal, onAbort: () => void): Promise<T | typeof ABORTED> {
   if (signal === NEVER_ABORTED) return promise;
   if (signal.aborted) {
+    onAbort();
     promise.catch(() => {});
     return Promise.resolve(ABORTED);
   }
   return new Promise((resolve, reject) => {
     const unsubscribe = subscribeAbort(signal, () => {
+      onAbort();
       promise.catch(() => {});
       resolve(ABORTED);
     });

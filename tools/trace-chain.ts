@@ -184,6 +184,9 @@ export function verifyTrace(text: string): TraceVerification {
   else if (first && (first.type !== 'trace/header' || first.prevHash !== GENESIS_HASH)) {
     report(1, 'deleted', 'line 1 is not the trace header: the start of the trace was deleted');
   } else if (first && first.format !== TRACE_FORMAT) report(1, 'not-a-trace', `unknown trace format ${JSON.stringify(first.format)} (expected ${TRACE_FORMAT})`);
+  // A file that is not a trace has no chain to check: every line would be reported as edited.
+  const notATrace = problems.find((p) => p.kind === 'not-a-trace');
+  if (notATrace !== undefined) return { ok: false, lines: raw.length, events: [], problems: [notATrace], headHash };
 
   for (let i = 1; i < raw.length; i++) {
     const cur = parsed[i];

@@ -53,6 +53,7 @@ export type DeniedBy = 'listener' | 'guard' | 'approval';
 
 /** Why a call ended in an error (for programs and audits; the model reads `content`). */
 export type ToolErrorKind =
+  | 'invalid-call'
   | 'unknown-tool'
   | 'invalid-args'
   | 'denied'

@@ -86,6 +86,17 @@ describe('when showing a trace', () => {
   });
 });
 
+describe('when a program was rejected by the type check', () => {
+  it('shows its run_code call as an error with the reason, not as ok', () => {
+    const tree = buildCallTree([
+      { type: 'tool/call', callId: 'r1', toolName: 'run_code', args: { code: 'tools.nope()' }, time: 1, origin: { kind: 'model' } },
+      { type: 'tool/result', callId: 'r1', toolName: 'run_code', isError: false, value: { rejected: 'The program was not run: fix these type errors and call run_code again.', diagnostics: [{ line: 1, column: 7, message: 'x' }] }, time: 2 },
+    ]);
+    expect(tree.roots[0]).toMatchObject({ outcome: 'error', detail: 'The program was not run: fix these type errors and call run_code again.' });
+    expect(renderTree(tree)).toMatch(/0 ok, 0 denied, 0 blocked, 1 failed/);
+  });
+});
+
 describe('when a trace is hostile', () => {
   const call = (callId: string, parent?: string) => ({ type: 'tool/call', callId, toolName: 't', args: {}, time: 1, origin: parent ? { kind: 'ptc', parentCallId: parent, tokenId: 'x' } : { kind: 'model' } });
 

@@ -132,6 +132,10 @@ export function buildCallTree(events: readonly Record<string, unknown>[]): CallT
         node.outcome = 'error';
         node.detail = str(error?.message) ?? '';
         if (str(error?.kind) === 'aborted') node.late = true;
+      } else if (rejectedProgram(e.value) !== undefined) {
+        // run_code's value for a program it did not run (type or syntax errors): not a success.
+        node.outcome = 'error';
+        node.detail = rejectedProgram(e.value)!;
       } else node.outcome = 'ok';
     } else if (type === 'ptc/run-end' && callId !== undefined) {
       runEnds.set(callId, e);
@@ -200,4 +204,10 @@ export function* walkCalls(nodes: readonly CallNode[]): Generator<CallNode> {
     yield n;
     yield* walkCalls(n.children);
   }
+}
+
+/** The reason in run_code's value for a program that was not run (`{ rejected, diagnostics }`). */
+function rejectedProgram(value: unknown): string | undefined {
+  const v = obj(value);
+  return v && typeof v.rejected === 'string' && Array.isArray(v.diagnostics) ? v.rejected : undefined;
 }

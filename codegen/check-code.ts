@@ -42,6 +42,9 @@ export interface CodeDiagnostic {
   readonly category: 'error' | 'warning';
 }
 
+/** What a checker needs of `generateToolTypes`' output: the declarations and the callable names. */
+export type CheckableTypes = Pick<GeneratedToolTypes, 'declarations' | 'toolNames'>;
+
 /** The outcome of a check. */
 export interface CheckResult {
   /** True when there is no error (warnings allowed). */
@@ -154,7 +157,7 @@ export class CodeChecker {
   private readonly session: CheckerSession;
 
   /** Prepares the checker (cheap); the first {@link check} or {@link warmup} builds it. */
-  constructor(declarations: string | GeneratedToolTypes, options: CodeCheckerOptions = {}) {
+  constructor(declarations: string | CheckableTypes, options: CodeCheckerOptions = {}) {
     const compilerOptions = options.lib ? { ...CHECK_COMPILER_OPTIONS, lib: [...options.lib] } : CHECK_COMPILER_OPTIONS;
     this.declarations = typeof declarations === 'string' ? declarations : declarations.declarations;
     this.knownTools = typeof declarations === 'string' ? [] : [...declarations.toolNames.keys()];
@@ -273,7 +276,7 @@ const checkers = new Map<string, CodeChecker>();
  * few; hold your own {@link CodeChecker} to keep one warm). A changed declaration text gets a
  * new checker; the lib stays parsed.
  */
-export function checkerFor(declarations: string | GeneratedToolTypes): CodeChecker {
+export function checkerFor(declarations: string | CheckableTypes): CodeChecker {
   const text = typeof declarations === 'string' ? declarations : declarations.declarations;
   let checker = checkers.get(text);
   if (checker) {
@@ -294,7 +297,7 @@ export function checkerFor(declarations: string | GeneratedToolTypes): CodeCheck
  * Type-checks a program (an async function body, or a form {@link normalizeProgram} accepts)
  * against declarations from `generateToolTypes`. Diagnostics are positioned in `code` as given.
  */
-export function checkCode(code: string, declarations: string | GeneratedToolTypes): CheckResult {
+export function checkCode(code: string, declarations: string | CheckableTypes): CheckResult {
   return checkerFor(declarations).check(code);
 }
 
@@ -302,7 +305,7 @@ export function checkCode(code: string, declarations: string | GeneratedToolType
  * Pays the cold cost now, off the request path: with declarations, builds (and caches) their
  * checker and runs one check; without, parses and binds the shared standard library only.
  */
-export function warmupCheckCode(declarations?: string | GeneratedToolTypes): void {
+export function warmupCheckCode(declarations?: string | CheckableTypes): void {
   if (declarations === undefined) new CodeChecker('').warmup();
   else checkerFor(declarations).warmup();
 }

@@ -8,6 +8,7 @@ import {
   generateToolTypes,
   normalizeProgram,
   zodFromJsonSchema,
+  type CheckableTypes,
   type CheckResult,
   type CodeDiagnostic,
   type GeneratedToolTypes,
@@ -32,7 +33,8 @@ describe('the public codegen surface', () => {
   });
 
   it('checks code against declaration text or a generated result', () => {
-    expectTypeOf(checkCode).parameter(1).toEqualTypeOf<string | GeneratedToolTypes>();
+    expectTypeOf(checkCode).parameter(1).toEqualTypeOf<string | CheckableTypes>();
+    expectTypeOf<GeneratedToolTypes>().toMatchTypeOf<CheckableTypes>();
     expectTypeOf(checkCode).returns.toEqualTypeOf<CheckResult>();
     expectTypeOf<CheckResult['diagnostics']>().toEqualTypeOf<readonly CodeDiagnostic[]>();
     expectTypeOf<CodeDiagnostic['category']>().toEqualTypeOf<'error' | 'warning'>();

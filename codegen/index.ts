@@ -5,7 +5,7 @@
 export { generateToolTypes, PROGRAM_GLOBALS } from './generate-tool-types.js';
 export type { GeneratedToolTypes, GenerateToolTypesOptions, ToolTypes } from './generate-tool-types.js';
 export { checkCode, checkerFor, CodeChecker, warmupCheckCode, CHECK_COMPILER_OPTIONS, PROGRAM_LIB, MAX_CHECKED_PROGRAM_CHARS, MAX_DIAGNOSTICS } from './check-code.js';
-export type { CheckResult, CodeCheckerOptions, CodeDiagnostic } from './check-code.js';
+export type { CheckableTypes, CheckResult, CodeCheckerOptions, CodeDiagnostic } from './check-code.js';
 export { CHECKS_PER_SHARED_CHECKER } from './checker-session.js';
 export type { CheckStrategy } from './checker-session.js';
 export { normalizeProgram } from './normalize-program.js';

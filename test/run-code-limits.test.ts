@@ -109,6 +109,12 @@ describe.each(runnerModes())('run_code limits (%s)', (mode) => {
     controller.abort(new Error('user pressed stop'));
     const r = await pending;
     expect(r.isError).toBe(true);
+    // The run's own end (children cancelled) is in the trace before run_code's result, so a
+    // sink closed as soon as the call returns has the whole run.
+    const runEnd = s.events.findLast((e) => e.type === 'ptc/run-end');
+    const result = s.events.findLast((e) => e.type === 'tool/result' && e.toolName === 'run_code');
+    expect(runEnd).toMatchObject({ outcome: 'aborted' });
+    expect(runEnd!.seq).toBeLessThan(result!.seq);
     await healthy(s);
   });
 });

@@ -67,6 +67,12 @@ export interface ToolDefinition<P extends ParametersInput, O extends OutputSchem
   execute(args: ArgsOf<P>, exec: ToolExecContext): ValueOf<O> | Promise<ValueOf<O>>;
   /** Parallel only when exactly `true`, or a function returning exactly `true` for these args. */
   readonly isConcurrencySafe?: boolean | ((args: ArgsOf<P>) => boolean);
+  /**
+   * After the caller aborts, how long (ms) the pipeline waits for `execute` to settle before it
+   * reports the call aborted. Default 0: at once. For a tool that records its own wind-down
+   * (run_code ends its run, and the run's events), so those events come before the result.
+   */
+  readonly abortGraceMs?: number;
   /** UI card while the call runs. Pure (no I/O, clock, randomness, session state); see tools/cards. */
   presentCall?(args: ArgsOf<P>): PendingCard | undefined;
   /** UI card once the call succeeded. Pure, like `presentCall`; it also runs on session replay. */
@@ -91,6 +97,8 @@ export interface Tool<Args = unknown, Value = unknown, ArgsInput = Args> {
   readonly execute: (args: JsonValue, exec: ToolExecContext) => unknown;
   /** As given; only exactly `true` (or a function returning exactly `true`) means parallel. */
   readonly isConcurrencySafe?: unknown;
+  /** How long the pipeline waits for `execute` to settle after an abort (see ToolDefinition). */
+  readonly abortGraceMs?: number;
   /** The author's `presentCall`, wrapped: soft-validated, never throws, `undefined` means generic. */
   readonly presentCall?: PresentCall;
   /** The author's `presentResult`, wrapped likewise. */
@@ -102,6 +110,8 @@ export interface Tool<Args = unknown, Value = unknown, ArgsInput = Args> {
 const CALLABLE = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const ALLOWED_NAME = /^[A-Za-z0-9_][A-Za-z0-9_.\-/:]{0,127}$/;
 const RESERVED = new Set(['__proto__', 'constructor', 'prototype']);
+/** Longest `abortGraceMs` accepted: an abort must still end the call soon. */
+const MAX_ABORT_GRACE_MS = 60_000;
 
 /** True when `name` can be used as `tools.name` in a program without mapping. */
 export function isCallableName(name: string): boolean {
@@ -157,6 +167,11 @@ export function defineTool<const P extends ParametersInput = {}, const O extends
     }
   }
 
+  const grace: unknown = def.abortGraceMs;
+  if (grace !== undefined && (typeof grace !== 'number' || !Number.isInteger(grace) || grace < 0 || grace > MAX_ABORT_GRACE_MS)) {
+    fail('abortGraceMs', `must be an integer from 0 to ${MAX_ABORT_GRACE_MS} (ms)`);
+  }
+
   for (const field of ['presentCall', 'presentResult'] as const) {
     if (def[field] !== undefined && typeof def[field] !== 'function') fail(field, 'must be a function returning a card or undefined');
   }
@@ -176,6 +191,7 @@ export function defineTool<const P extends ParametersInput = {}, const O extends
     output: Object.freeze({ ...(outputSchema ? { schema: outputSchema } : {}), ...(render ? { render } : {}) }),
     execute: def.execute as Tool['execute'],
     ...(def.isConcurrencySafe !== undefined ? { isConcurrencySafe: def.isConcurrencySafe } : {}),
+    ...(grace !== undefined && grace !== 0 ? { abortGraceMs: grace as number } : {}),
     ...(def.presentCall ? { presentCall: wrapPresentCall(parameters, def.presentCall.bind(def) as (args: never) => unknown) } : {}),
     ...(def.presentResult
       ? { presentResult: wrapPresentResult(parameters, outputSchema, def.presentResult.bind(def) as (args: never, value: never) => unknown) }

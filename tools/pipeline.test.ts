@@ -281,6 +281,32 @@ describe('abort', () => {
     expect(warnings).not.toContain('MaxListenersExceededWarning');
   });
 
+  it('waits up to a tool\'s abortGraceMs for its body to wind down, then reports the abort', async () => {
+    const { host, events } = recordingHost();
+    host.register([
+      defineTool({
+        name: 'winds_down',
+        description: 'Records its own end when aborted.',
+        abortGraceMs: 1_000,
+        execute: (_a, exec) =>
+          new Promise((_resolve, reject) => {
+            exec.signal.addEventListener('abort', () => setTimeout(() => (host.emit({ type: 'ptc/run-end', callId: exec.callId } as never), reject(new Error('stopped'))), 20));
+          }),
+      }),
+      defineTool({ name: 'stuck', description: 'Never ends.', abortGraceMs: 50, execute: () => new Promise(() => {}) }),
+    ]);
+    const controller = new AbortController();
+    const pending = host.call({ id: 'w', name: 'winds_down', args: {} }, { signal: controller.signal });
+    const stuck = host.call({ id: 's', name: 'stuck', args: {} }, { signal: controller.signal });
+    await new Promise((r) => setTimeout(r, 5));
+    controller.abort();
+    expect((await pending).error?.kind).toBe('aborted');
+    expect((await stuck).error?.kind).toBe('aborted');
+    const order = events.filter((e) => 'callId' in e && e.callId === 'w').map((e) => e.type);
+    expect(order.slice(-2)).toEqual(['ptc/run-end', 'tool/result']);
+    expect(() => defineTool({ name: 'bad', description: 'd', abortGraceMs: -1, execute: () => 1 })).toThrow('Invalid tool "bad": abortGraceMs must be an integer from 0 to 60000 (ms)');
+  });
+
   it('many calls in flight on one signal share one listener, and an abort still reaches every one', async () => {
     const { host } = recordingHost();
     host.register(defineTool({ name: 'hang', description: 'Hangs.', isConcurrencySafe: true, execute: () => new Promise(() => {}) }));

@@ -180,7 +180,7 @@ export async function runPipeline(env: PipelineEnv, call: ToolCall, options: Cal
   });
   const draft: ResultDraft = { isError: false, additionalContexts, applied: [] };
   try {
-    const raw = await raceAbort(runMiddleware(env.hooks, execution, () => tool.execute(args, exec)), signal, () => callAbort?.abort(signal.reason));
+    const raw = await raceAbort(runMiddleware(env.hooks, execution, () => tool.execute(args, exec)), signal, () => callAbort?.abort(signal.reason), tool.abortGraceMs ?? 0);
     if (raw === ABORTED) return failure('aborted', `The call to "${toolName}" was cancelled while running.`, { additionalContexts });
     // 7. Materialize the result.
     try {
@@ -258,21 +258,28 @@ function runMiddleware(hooks: HookLists, execution: ToolExecution, body: () => u
 const ABORTED = Symbol('aborted');
 
 /**
- * Resolves with the promise, or with ABORTED as soon as the signal fires (the body may still run
- * on; `onAbort` passes the abort on to it).
+ * Resolves with the promise, or with ABORTED once the signal fired (the body may still run on;
+ * `onAbort` passes the abort on to it): at once, or when the body settles within `graceMs`.
  */
-function raceAbort<T>(promise: Promise<T>, signal: AbortSignal, onAbort: () => void): Promise<T | typeof ABORTED> {
+function raceAbort<T>(promise: Promise<T>, signal: AbortSignal, onAbort: () => void, graceMs: number): Promise<T | typeof ABORTED> {
   if (signal === NEVER_ABORTED) return promise;
-  if (signal.aborted) {
+  const aborted = (): Promise<typeof ABORTED> => {
     onAbort();
-    promise.catch(() => {});
-    return Promise.resolve(ABORTED);
-  }
+    const settled = promise.then(
+      (): typeof ABORTED => ABORTED,
+      (): typeof ABORTED => ABORTED,
+    );
+    if (graceMs <= 0) return Promise.resolve(ABORTED);
+    let timer: NodeJS.Timeout | undefined;
+    const waited = new Promise<typeof ABORTED>((resolve) => {
+      timer = setTimeout(() => resolve(ABORTED), graceMs);
+    });
+    return Promise.race([settled, waited]).finally(() => clearTimeout(timer));
+  };
+  if (signal.aborted) return aborted();
   return new Promise((resolve, reject) => {
     const unsubscribe = subscribeAbort(signal, () => {
-      onAbort();
-      promise.catch(() => {});
-      resolve(ABORTED);
+      resolve(aborted());
     });
     promise.then(
       (v) => {

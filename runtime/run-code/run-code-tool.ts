@@ -9,7 +9,7 @@
  * when that set changes. The description carries them too, for the host given in the options
  * or, failing that, the last host that ran the tool.
  */
-import { checkCode, generateToolTypes, MAX_CHECKED_PROGRAM_CHARS, normalizeProgram, warmupCheckCode, type CodeDiagnostic, type GeneratedToolTypes } from '../../codegen/index.js';
+import { generateToolTypes, MAX_CHECKED_PROGRAM_CHARS, normalizeProgram, type CodeDiagnostic, type GeneratedToolTypes } from '../../codegen/index.js';
 import { openRunBridge } from '../../bridge/index.js';
 import { defineTool, ON_REGISTER, type JsonValue, type Tool, type ToolExecContext, type ToolHost } from '../../tools/index.js';
 import type { ProgramRunner, RunLimits, RunOutcome } from '../program-runner.js';
@@ -25,6 +25,7 @@ import { capOutput, type SpilledPart } from './output-cap.js';
 import { loadRunner, type Isolation } from './runner-factory.js';
 import { createSpillStore, type SpillStore } from './spill-store.js';
 import { transpileProgram } from './transpile.js';
+import { resolveTypecheckLimits, typecheckThread, type TypecheckLimits } from './typecheck-thread.js';
 
 /** Options of {@link createRunCodeTool}. */
 export interface RunCodeOptions {
@@ -39,6 +40,13 @@ export interface RunCodeOptions {
   readonly isolation?: Isolation;
   /** `'reject'` (default): type errors are returned as the value and the program does not run; `'warn'`: it runs and the value lists them; `'off'`. */
   readonly typecheck?: 'reject' | 'warn' | 'off';
+  /**
+   * Limits of the type check, which runs on a worker thread (a program's types are model input:
+   * a few lines of recursive types can take TypeScript minutes and gigabytes). Over one, the
+   * check is abandoned: with `'reject'` the program does not run, with `'warn'` it runs
+   * unchecked. Defaults: `timeMs` 5 000 per check, `memoryMb` 512 for the thread's heap.
+   */
+  readonly typecheckLimits?: Partial<TypecheckLimits>;
   /** A runner to use instead of the one `isolation` names (the tool does not close it). */
   readonly runner?: ProgramRunner;
   /** Where output over `maxOutputBytes` is kept (default: a new in-memory store, `tool.spills`). */
@@ -55,14 +63,14 @@ export interface RunCodeOptions {
    */
   readonly background?: boolean;
   /**
-   * Pay the type checker's cold start (0.2-0.9 s) soon after creation, off the request path
-   * (default true when `typecheck` is on): the standard library once per process, and the
-   * declarations of `host`'s tools when `host` is given.
+   * Pay the type checker's cold start (0.5-1.5 s on its thread) soon after creation, off the
+   * request path (default true when `typecheck` is on): loading TypeScript and its standard
+   * library, and the declarations of `host`'s tools when `host` is given.
    */
   readonly warmup?: boolean;
 }
 
-let libraryWarmed = false;
+const NO_TOOLS = { declarations: '', toolNames: new Map<string, string>() };
 
 /** A problem in the program found before it ran. */
 export type ProgramDiagnostic = Pick<CodeDiagnostic, 'line' | 'column' | 'message'>;
@@ -122,6 +130,9 @@ export type RunCodeTool = Tool<{ code: string }, RunCodeValue | RunCodeRejected>
 /** Longest program accepted, in characters (the type checker's own cap). */
 export const MAX_PROGRAM_CHARS = MAX_CHECKED_PROGRAM_CHARS;
 
+/** How long an aborted run_code call waits for its run to wind down before reporting the abort. */
+const RUN_ABORT_GRACE_MS = 2_000;
+
 /** Every run_code tool: none is ever visible to a program (no nested runs, no recursive descriptions). */
 const RUN_CODE_TOOLS = new WeakSet<object>();
 
@@ -132,6 +143,7 @@ export function createRunCodeTool(options: RunCodeOptions = {}): RunCodeTool {
   if (isolation !== 'process' && isolation !== 'isolate') throw new RangeError(`createRunCodeTool: isolation must be "process" or "isolate", got ${String(isolation)}`);
   const typecheck = options.typecheck ?? 'reject';
   if (!['reject', 'warn', 'off'].includes(typecheck)) throw new RangeError(`createRunCodeTool: typecheck must be "reject", "warn" or "off", got ${String(typecheck)}`);
+  const typecheckLimits = resolveTypecheckLimits(options.typecheckLimits);
   const name = options.name ?? 'run_code';
   const spills = options.spills ?? createSpillStore();
   let runner: Promise<ProgramRunner> | undefined = options.runner ? Promise.resolve(options.runner) : undefined;
@@ -151,9 +163,7 @@ export function createRunCodeTool(options: RunCodeOptions = {}): RunCodeTool {
   if (typecheck !== 'off' && options.warmup !== false) {
     const warm = setTimeout(() => {
       try {
-        if (knownHost) warmupCheckCode(typesFor(knownHost));
-        else if (!libraryWarmed) warmupCheckCode();
-        libraryWarmed = true;
+        typecheckThread(typecheckLimits.memoryMb).warmup(knownHost ? typesFor(knownHost) : NO_TOOLS);
       } catch {
         // A failed warm-up only means the first check pays the cold start.
       }
@@ -174,11 +184,18 @@ export function createRunCodeTool(options: RunCodeOptions = {}): RunCodeTool {
     let typecheckMs = 0;
     if (typecheck !== 'off') {
       const t0 = performance.now();
-      const checked = checkCode(code, types);
+      const checked = await typecheckThread(typecheckLimits.memoryMb).check(code, types, typecheckLimits.timeMs);
       typecheckMs = performance.now() - t0;
-      const problems = checked.diagnostics.map(({ line, column, message }) => ({ line, column, message }));
-      if (!checked.ok && typecheck === 'reject') return { rejected: 'The program was not run: fix these type errors and call run_code again.', diagnostics: problems };
-      if (problems.length > 0) diagnostics = problems;
+      if (!checked.ok) {
+        const over = checked.limit === undefined ? '' : ` (typecheckLimits.${checked.limit}=${typecheckLimits[checked.limit]})`;
+        const message = `The type check ${checked.reason}${over}${checked.limit === undefined ? '' : ': the program\'s types are too complex to check; simplify them'}.`;
+        if (typecheck === 'reject') return { rejected: 'The program was not run: its type check could not be completed.', diagnostics: [{ line: 1, column: 1, message }] };
+        diagnostics = [{ line: 1, column: 1, message: `${message} The program ran unchecked.` }];
+      } else {
+        const problems = checked.result.diagnostics.map(({ line, column, message }) => ({ line, column, message }));
+        if (!checked.result.ok && typecheck === 'reject') return { rejected: 'The program was not run: fix these type errors and call run_code again.', diagnostics: problems };
+        if (problems.length > 0) diagnostics = problems;
+      }
     }
 
     const t1 = performance.now();
@@ -271,6 +288,9 @@ export function createRunCodeTool(options: RunCodeOptions = {}): RunCodeTool {
     execute: (options.background ? backgroundable : execute) as (args: { code: string }, exec: ToolExecContext) => Promise<never>,
     presentCall: (args) => ({ card: 'code', phase: 'pending', source: args.code, calls: [] }),
     presentResult: (args, value) => presentRunCode(args.code, value as JsonValue),
+    // An aborted run ends its bridge (children cancelled, `ptc/run-end`) within about half a
+    // second: its events then come before run_code's own result in the trace.
+    abortGraceMs: RUN_ABORT_GRACE_MS,
   });
   const tool = Object.defineProperties(
     { ...base },

@@ -12,10 +12,10 @@ export class RunLimitError extends PtcError {
     readonly limit: string,
     /** The limit's configured value. */
     readonly value: number,
-    /** What happened, in words. */
+    /** What happened, as a sentence. */
     readonly detail: string,
   ) {
-    super(`run_code limit ${limit}=${value} exceeded: ${detail}`);
+    super(`run_code limit ${limit}=${value} exceeded. ${detail}`);
   }
 }
 

@@ -129,7 +129,7 @@ export function openRunBridge(options: RunBridgeOptions): RunBridge {
 
   const deadline = new PausableDeadline(
     limits.wallMs,
-    () => stop(new RunLimitError('wallMs', limits.wallMs, `the run took longer than ${limits.wallMs} ms of wall-clock time (approval waits excluded)`)),
+    () => stop(new RunLimitError('wallMs', limits.wallMs, `The run took longer than wallMs=${limits.wallMs} ms of wall-clock time (approval waits excluded) and was stopped.`)),
     options.clock,
   );
 
@@ -181,7 +181,7 @@ export function openRunBridge(options: RunBridgeOptions): RunBridge {
     const label = safeName(name);
     const id = `${parentCallId}/${runTag}.${++dispatched}`;
     if (dispatched > limits.maxCalls) {
-      stop(new RunLimitError('maxCalls', limits.maxCalls, `the program made more than ${limits.maxCalls} tool calls`));
+      stop(new RunLimitError('maxCalls', limits.maxCalls, `The program made more than maxCalls=${limits.maxCalls} tool calls and was stopped.`));
       calls.refused(id, label);
       return guestFailure(label, `The call to "${label}" was refused: the run exceeded maxCalls=${limits.maxCalls}.`);
     }
@@ -227,7 +227,7 @@ export function openRunBridge(options: RunBridgeOptions): RunBridge {
     const line = `${known === 'log' ? '' : `[${known}] `}${typeof text === 'string' ? text : '(not text)'}`;
     const bytes = Buffer.byteLength(line, 'utf8') + 1;
     if (logBytes + bytes > limits.maxLogBytes) {
-      stop(new RunLimitError('maxLogBytes', limits.maxLogBytes, `the program logged more than ${limits.maxLogBytes} bytes`));
+      stop(new RunLimitError('maxLogBytes', limits.maxLogBytes, `The program wrote more than maxLogBytes=${limits.maxLogBytes} bytes of console output and was stopped.`));
       return;
     }
     logBytes += bytes;

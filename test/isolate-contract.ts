@@ -107,6 +107,12 @@ export function describeRunnerContract(label: string, makeRunner: () => ProgramR
         expect(record.logs).toEqual([{ level: 'warn', text: 'Unhandled promise rejection: nobody awaits me' }]);
       });
 
+      it('words an unhandled rejection whose reason cannot be read, instead of isolated-vm\'s internal text', async () => {
+        const { value, record } = await runProgram(runner, 'Promise.reject({ get message() { throw new Error("no"); }, get name() { throw 1; }, toString() { throw 2; } }); const r = await tools.echo({ n: 1 }); return r.n;');
+        expect(value).toBe(1);
+        expect(record.logs).toEqual([{ level: 'warn', text: 'Unhandled promise rejection: a value whose message could not be read' }]);
+      });
+
       it('does not count a failed call the program never awaited as an unhandled rejection', async () => {
         const { value, record } = await runProgram(runner, 'tools.fail({ message: "ignored" }); await tools.wait({ ms: 20 }); return 2;');
         expect(value).toBe(2);
@@ -154,6 +160,13 @@ export function describeRunnerContract(label: string, makeRunner: () => ProgramR
         expect(v.enumerable).toEqual([]);
         expect(v.thisNames).toBe(v.names.length);
         expect(new Set(v.types)).toEqual(new Set(['undefined']));
+      });
+
+      it('cannot grow a resizable ArrayBuffer (it would grow outside memoryMb)', async () => {
+        const { value } = await runProgram(runner, `
+          const b = new ArrayBuffer(8, { maxByteLength: 2 ** 30 });
+          return { resizable: b.resizable, resize: typeof b.resize, bytes: b.byteLength };`);
+        expect(value).toEqual({ resizable: true, resize: 'undefined', bytes: 8 });
       });
 
       it('exposes tools as a frozen null-prototype object with exactly the visible tools', async () => {

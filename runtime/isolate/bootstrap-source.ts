@@ -115,6 +115,11 @@ ObjectDefineProperty(PromiseCtor, Symbol.species, { configurable: false });
 // there being none (a BigInt never crosses).
 ObjectDefineProperty(BigInt.prototype, 'toJSON', { value: undefined, writable: false, enumerable: false, configurable: false });
 
+// A resizable ArrayBuffer grows outside isolated-vm's memoryLimit (1 GiB filled under
+// memoryMb=64, measured): without resize, one can be made but never grown.
+ReflectDeleteProperty(ArrayBuffer.prototype, 'resize');
+if ('resize' in ArrayBuffer.prototype) throw new ErrorCtor('bootstrap could not remove ArrayBuffer.prototype.resize');
+
 function list() { const a = []; ObjectSetPrototypeOf(a, null); return a; }
 function send(kind, items) { ReflectApply(applySync, dispatchRef, [undefined, [kind, items], SEND_OPTIONS]); }
 

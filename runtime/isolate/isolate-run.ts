@@ -228,7 +228,9 @@ class IsolateRun implements StoppableRun {
     } else if (message === TIMED_OUT && ranFullBudget) {
       this.failCpu();
     } else {
-      this.onLog(['warn', `Unhandled promise rejection: ${message.length > 500 ? `${message.slice(0, 500)}...` : message}`]);
+      // isolated-vm's own words for a reason it could not read (a throwing getter, a Proxy).
+      const reason = message.startsWith('An object was thrown from supplied code within isolated-vm') ? 'a value whose message could not be read' : message;
+      this.onLog(['warn', `Unhandled promise rejection: ${reason.length > 500 ? `${reason.slice(0, 500)}...` : reason}`]);
     }
   }
 

@@ -18,13 +18,14 @@ export type Failure =
   | { kind: 'crash'; message: string }
   | { kind: 'aborted'; message: string };
 
-/** Cuts `text` to `max` characters, saying how much was left out. */
+/** Cuts `text` to `max` characters, saying so (the text may itself be a cut of something longer). */
 export function clip(text: string, max: number): string {
-  return text.length <= max ? text : `${text.slice(0, max)}… (${text.length - max} more characters)`;
+  return text.length <= max ? text : `${text.slice(0, max)}… (cut at ${max} characters)`;
 }
 /** The run's failure, preferring what the bridge knows (it set the limit the runner saw as an abort). */
 export function failureOf(outcome: RunOutcome, stop: RunLimitError | RunAbortedError | undefined, limits: RunLimits): Failure | undefined {
-  if (stop && RunLimitError.isInstance(stop)) return { kind: 'limit', limit: stop.limit, value: stop.value, message: stop.message };
+  // The head of the model's message names the limit and its value: the detail says what happened.
+  if (stop && RunLimitError.isInstance(stop)) return { kind: 'limit', limit: stop.limit, value: stop.value, message: stop.detail };
   if (stop) return { kind: 'aborted', message: stop.message };
   if (!outcome.ok) {
     const f = outcome.failure;
@@ -33,7 +34,7 @@ export function failureOf(outcome: RunOutcome, stop: RunLimitError | RunAbortedE
   }
   const bytes = Buffer.byteLength(outcome.resultJson, 'utf8');
   if (bytes > limits.maxResultBytes) {
-    return { kind: 'limit', limit: 'maxResultBytes', value: limits.maxResultBytes, message: `run_code limit maxResultBytes=${limits.maxResultBytes} exceeded: the program returned ${bytes} bytes of JSON` };
+    return { kind: 'limit', limit: 'maxResultBytes', value: limits.maxResultBytes, message: `The program returned ${bytes} bytes of JSON.` };
   }
   return undefined;
 }

@@ -97,7 +97,21 @@ export class TypecheckThread {
   private warmupJob(request: TypecheckRequest): Job {
     const { declarations } = request;
     this.markWarmed(declarations);
-    return { request, timeMs: WARMUP_TIME_MS, resolve: (outcome) => outcome.ok || this.warmed.delete(declarations) };
+    const resolve = (outcome: TypecheckOutcome) => {
+      if (outcome.ok) return;
+      // The checks waiting on these declarations would only fail the same way (and start thread
+      // after thread): they fail now, with the reason.
+      this.warmed.delete(declarations);
+      const reason = `could not be prepared for these tools: the type checker ${outcome.reason}`;
+      for (let i = this.queue.length - 1; i >= 0; i--) {
+        const waiting = this.queue[i]!;
+        if (waiting.request.code !== undefined && waiting.request.declarations === declarations) {
+          this.queue.splice(i, 1);
+          waiting.resolve({ ok: false, reason });
+        }
+      }
+    };
+    return { request, timeMs: WARMUP_TIME_MS, resolve };
   }
 
   /** Declaration texts the thread has a checker for (as many as it keeps: the codegen's LRU of four). */

@@ -6,7 +6,7 @@ export { createRunCodeTool, MAX_PROGRAM_CHARS } from './run-code/run-code-tool.j
 export type { CallCounts, ProgramDiagnostic, RunCodeCall, RunCodeOptions, RunCodeRejected, RunCodeStats, RunCodeTool, RunCodeValue } from './run-code/run-code-tool.js';
 export { MAX_LISTED_CALLS } from './run-code/call-list.js';
 export { DEFAULT_RUN_LIMITS, MAX_LIMIT_VALUE, resolveRunLimits, RunLimitsError } from './run-code/limits.js';
-export { DEFAULT_TYPECHECK_LIMITS } from './run-code/typecheck-thread.js';
+export { DEFAULT_TYPECHECK_LIMITS, TypecheckLimitsError } from './run-code/typecheck-thread.js';
 export type { TypecheckLimits } from './run-code/typecheck-thread.js';
 export { createSpillStore } from './run-code/spill-store.js';
 export type { SpillHandle, SpillStore, SpillStoreOptions } from './run-code/spill-store.js';

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { createRunCodeTool, type RunCodeRejected, type RunCodeTool, type RunCodeValue } from '../runtime/index.js';
+import { createRunCodeTool, TypecheckLimitsError, type RunCodeRejected, type RunCodeTool, type RunCodeValue } from '../runtime/index.js';
 import { runCodeHost } from './run-code-support.js';
 
 const opened: RunCodeTool[] = [];
@@ -70,5 +70,6 @@ describe('the type check of a program is bounded (its types are model input)', (
     expect(() => createRunCodeTool({ typecheckLimits: { timeMs: 0 } })).toThrow('createRunCodeTool: typecheckLimits.timeMs must be an integer from 1 to 2147483647, got 0');
     expect(() => createRunCodeTool({ typecheckLimits: { memoryMb: 8 } })).toThrow(/typecheckLimits\.memoryMb must be an integer from 64/);
     expect(() => createRunCodeTool({ typecheckLimits: { cpuMs: 5 } as never })).toThrow('createRunCodeTool: typecheckLimits.cpuMs is not a limit (known: timeMs, memoryMb)');
+    expect(() => createRunCodeTool({ typecheckLimits: { timeMs: 1.5 } })).toThrow(TypecheckLimitsError);
   });
 });

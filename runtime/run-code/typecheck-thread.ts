@@ -24,15 +24,26 @@ export interface TypecheckLimits {
 
 export const DEFAULT_TYPECHECK_LIMITS: TypecheckLimits = Object.freeze({ timeMs: 5_000, memoryMb: 512 });
 
+/** A `typecheckLimits` option is unknown or out of range; names it. */
+export class TypecheckLimitsError extends RangeError {
+  override readonly name = 'TypecheckLimitsError';
+  constructor(
+    readonly limit: string,
+    problem: string,
+  ) {
+    super(`createRunCodeTool: typecheckLimits.${limit} ${problem}`);
+  }
+}
+
 /** Fills defaults and checks the values (positive integers; memoryMb at least 64). */
 export function resolveTypecheckLimits(overrides: Partial<TypecheckLimits> = {}): TypecheckLimits {
   const limits = { ...DEFAULT_TYPECHECK_LIMITS };
   for (const [key, value] of Object.entries(overrides ?? {})) {
-    if (key !== 'timeMs' && key !== 'memoryMb') throw new RangeError(`createRunCodeTool: typecheckLimits.${key} is not a limit (known: timeMs, memoryMb)`);
+    if (key !== 'timeMs' && key !== 'memoryMb') throw new TypecheckLimitsError(key, 'is not a limit (known: timeMs, memoryMb)');
     if (value === undefined) continue;
     const min = key === 'memoryMb' ? 64 : 1;
     if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > 2_147_483_647) {
-      throw new RangeError(`createRunCodeTool: typecheckLimits.${key} must be an integer from ${min} to 2147483647, got ${String(value)}`);
+      throw new TypecheckLimitsError(key, `must be an integer from ${min} to 2147483647, got ${String(value)}`);
     }
     limits[key] = value;
   }

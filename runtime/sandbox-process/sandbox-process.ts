@@ -144,7 +144,7 @@ export class SandboxProcess {
   }
 
   /** Sends one message (dropped if the process is gone). */
-  send(message: unknown): void {
+  send(message: Record<string, unknown>): void {
     if (this.dead) return;
     this.input.write(encodeFrame(message));
   }

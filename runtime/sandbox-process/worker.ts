@@ -37,7 +37,7 @@ const input = new net.Socket({ fd: 3, readable: true, writable: false });
 const output = new net.Socket({ fd: 4, readable: false, writable: true });
 let current: CurrentRun | undefined;
 
-function send(message: unknown): void {
+function send(message: Record<string, unknown>): void {
   output.write(encodeFrame(message));
 }
 

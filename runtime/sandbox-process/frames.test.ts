@@ -13,7 +13,7 @@ function read(bytes: Buffer, step = bytes.length, maxBytes = 1 << 30): Record<st
 function segmented(header: Record<string, unknown>, segments: string[], body?: (b: Buffer) => Buffer): Buffer {
   const head = Buffer.from(JSON.stringify(header));
   const raw = Buffer.concat(segments.map((s) => Buffer.from(s)));
-  let inner = Buffer.concat([Buffer.from([0]), Buffer.alloc(4), head, raw]);
+  let inner: Buffer = Buffer.concat([Buffer.from([0]), Buffer.alloc(4), head, raw]);
   inner.writeUInt32LE(head.length, 1);
   if (body) inner = body(inner);
   const len = Buffer.alloc(4);

@@ -182,19 +182,43 @@ describe('when a sandbox process is compromised', () => {
   });
 
   it('does not count the CPU a process spends relaying many calls against the program (up to maxCalls)', async () => {
-    // 2,000 calls at 0.4 ms of the worker's own CPU each: 0.8 s, past 2 x cpuMs + 0.5 s = 0.7 s,
-    // within that plus 0.25 ms per relayed call.
-    const { outcome, record } = await runProgram(runner, 'relay 2000 400', { toolNames: ['echo'], limits: { cpuMs: 100, maxCalls: 5000 } });
+    // 2,000 calls at 0.45 ms of the worker's own CPU each: 0.9 s, past 2 x cpuMs + 0.5 s = 0.7 s,
+    // within that plus 0.5 ms per relayed call.
+    const { outcome, record } = await runProgram(runner, 'relay 2000 450', { toolNames: ['echo'], limits: { cpuMs: 100, maxCalls: 5000 } });
     expect(outcome.ok ? 'ok' : outcome.failure).toBe('ok');
     expect(record.calls).toHaveLength(2000);
     // With maxCalls 100 the allowance stops growing at 100 calls: the same relay is stopped.
-    const capped = await runProgram(runner, 'relay 2000 400', { toolNames: ['echo'], limits: { cpuMs: 100, maxCalls: 100 } });
+    const capped = await runProgram(runner, 'relay 2000 450', { toolNames: ['echo'], limits: { cpuMs: 100, maxCalls: 100 } });
     expect(failureOf(capped.outcome)).toMatchObject({ kind: 'limit', limit: 'cpuMs', value: 100 });
   });
 
   it('stays usable after all of that', async () => {
     expect((await run('env')).value).toEqual({ env: [], cwd: [] });
     expect(runner.stats().processes).toBeLessThanOrEqual(2);
+  });
+});
+
+describe('a sandbox process reading replies', () => {
+  const runner = createProcessRunner({ poolSize: 1, maxProcesses: 1 });
+  afterEach(() => assertHealthy(runner));
+  afterAll(() => runner.close());
+
+  // The worker reads a reply by polling right after its calls go out, and by its event loop
+  // otherwise: a reply larger than one read arrives partly one way, partly the other.
+  it('keeps every reply whole and in order, whichever way its bytes were read', async () => {
+    const js = [
+      'const sizes = [];',
+      'for (let i = 1; i <= 40; i++) {',
+      '  const bytes = (i % 4) * 90000 + i;',
+      '  const [text, echo] = await Promise.all([tools.big({ bytes }), tools.echo({ i })]);',
+      '  sizes.push(text.length === bytes && echo.i === i ? 1 : 0);',
+      '  await tools.echo({ i });',
+      '}',
+      'return sizes.join("");',
+    ].join('\n');
+    const { value, record } = await runProgram(runner, js, { limits: { maxResultBytes: 1 << 20 } });
+    expect(value).toBe('1'.repeat(40));
+    expect(record.calls).toHaveLength(120);
   });
 });
 

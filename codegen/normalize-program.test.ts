@@ -114,3 +114,27 @@ describe('when the text is built to make a scanner backtrack', () => {
     expect(normalizeProgram(wrapped).body.trim()).toBe('return 1;');
   });
 });
+
+describe('when code holds a fenced example in a comment or a string', () => {
+  it('keeps the whole program: the fence is part of the code', () => {
+    const inComment = "/* Usage:\n```ts\nreturn 'from comment';\n```\n*/\nconst r = await tools.get({ id: 'a' });\nreturn r.n;";
+    const inTemplate = "const r = await tools.get({ id: 'a' });\nconst md = `Result:\n~~~json\n${JSON.stringify(r)}\n~~~\n`;\nreturn md;";
+    const inNestedTemplate = 'const r = 1;\nconst md = `a ${`b ${r}`} c\n```\nx\n```\n`;\nreturn md;';
+    for (const code of [inComment, inTemplate, inNestedTemplate]) expect(normalizeProgram(code)).toEqual({ body: code, lineOffset: 0 });
+  });
+
+  it('still takes a fenced program out of prose that has apostrophes, slashes and inline code', () => {
+    const code = "Here's the read/write program, using `tools.get` twice:\n```ts\nreturn 1;\n```\nThat's it.";
+    expect(normalizeProgram(code)).toEqual({ body: 'return 1;', lineOffset: 2 });
+  });
+
+  it('still takes the fence out of prose that happens to open a comment (src/*.ts)', () => {
+    const code = 'It reads src/*.ts files:\n```ts\nreturn 1;\n```';
+    expect(normalizeProgram(code)).toEqual({ body: 'return 1;', lineOffset: 2 });
+  });
+
+  it('treats a regular expression with a quote or backtick as one token', () => {
+    const code = "const re = /[`'\"]/g;\nconst s = `x\n```\ny\n```\n`;\nreturn re.test(s);";
+    expect(normalizeProgram(code).body).toBe(code);
+  });
+});

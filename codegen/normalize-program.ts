@@ -1,7 +1,8 @@
 /**
  * `normalizeProgram`: accepts the forms models actually write a program in and returns the async
  * function body that run_code runs and checkCode checks:
- * - a markdown fence (```` ```ts ... ``` ````), alone or with prose around exactly one fence;
+ * - a markdown fence (```` ```ts ... ``` ````), alone or with prose around exactly one fence
+ *   (a fence inside a comment or a template literal of code that parses is part of that code);
  * - `async () => { ... }`, `async function main() { ... }` (with an optional trailing `main()` /
  *   `await main()` call), `(async () => { ... })()`, `export default async function ...`.
  * Anything else is taken as the body itself.
@@ -27,12 +28,74 @@ interface Slice {
   readonly lineOffset: number;
 }
 
+const IN_TOKEN = new Set<ts.SyntaxKind>([
+  ts.SyntaxKind.MultiLineCommentTrivia,
+  ts.SyntaxKind.StringLiteral,
+  ts.SyntaxKind.NoSubstitutionTemplateLiteral,
+  ts.SyntaxKind.TemplateHead,
+  ts.SyntaxKind.TemplateMiddle,
+  ts.SyntaxKind.TemplateTail,
+  ts.SyntaxKind.RegularExpressionLiteral,
+]);
+/** Tokens after which `/` divides; anywhere else it starts a regular expression. */
+const ENDS_EXPRESSION = new Set<ts.SyntaxKind>([
+  ts.SyntaxKind.Identifier,
+  ts.SyntaxKind.NumericLiteral,
+  ts.SyntaxKind.BigIntLiteral,
+  ts.SyntaxKind.StringLiteral,
+  ts.SyntaxKind.NoSubstitutionTemplateLiteral,
+  ts.SyntaxKind.TemplateTail,
+  ts.SyntaxKind.RegularExpressionLiteral,
+  ts.SyntaxKind.CloseParenToken,
+  ts.SyntaxKind.CloseBracketToken,
+  ts.SyntaxKind.CloseBraceToken,
+  ts.SyntaxKind.ThisKeyword,
+  ts.SyntaxKind.TrueKeyword,
+  ts.SyntaxKind.FalseKeyword,
+  ts.SyntaxKind.NullKeyword,
+  ts.SyntaxKind.PlusPlusToken,
+  ts.SyntaxKind.MinusMinusToken,
+]);
+
+/** True when offset `at` of `text` lies inside a comment, string, template or regular expression. */
+function insideLiteralOrComment(text: string, at: number): boolean {
+  const scanner = ts.createScanner(ts.ScriptTarget.Latest, false, ts.LanguageVariant.Standard, text);
+  // Open `${` of templates and `{` of blocks, so a `}` that resumes a template is rescanned as one.
+  const braces: boolean[] = [];
+  let previous = ts.SyntaxKind.Unknown;
+  for (let kind = scanner.scan(); kind !== ts.SyntaxKind.EndOfFileToken; kind = scanner.scan()) {
+    if (scanner.getTokenStart() >= at) return false;
+    if ((kind === ts.SyntaxKind.SlashToken || kind === ts.SyntaxKind.SlashEqualsToken) && !ENDS_EXPRESSION.has(previous)) kind = scanner.reScanSlashToken();
+    if (kind === ts.SyntaxKind.CloseBraceToken && braces.at(-1) === true) kind = scanner.reScanTemplateToken(false);
+    if (kind === ts.SyntaxKind.TemplateHead) braces.push(true);
+    else if (kind === ts.SyntaxKind.OpenBraceToken) braces.push(false);
+    else if (kind === ts.SyntaxKind.CloseBraceToken || kind === ts.SyntaxKind.TemplateTail) braces.pop();
+    if (IN_TOKEN.has(kind) && scanner.getTokenEnd() > at) return true;
+    if (kind !== ts.SyntaxKind.WhitespaceTrivia && kind !== ts.SyntaxKind.NewLineTrivia && kind !== ts.SyntaxKind.SingleLineCommentTrivia && kind !== ts.SyntaxKind.MultiLineCommentTrivia) previous = kind;
+  }
+  return false;
+}
+
+/** True when `text` parses as an async function body (no syntax errors). */
+function parsesAsBody(text: string): boolean {
+  try {
+    const source = ts.createSourceFile('program.ts', `(async function () {\n${text}\n})`, ts.ScriptTarget.Latest, false, ts.ScriptKind.TS);
+    return ((source as unknown as { parseDiagnostics?: readonly unknown[] }).parseDiagnostics?.length ?? 0) === 0;
+  } catch {
+    return false;
+  }
+}
+
 function stripFence(code: string): Slice {
   const lines = code.split('\n');
   const opens: number[] = [];
   for (let i = 0; i < lines.length; i++) if (FENCE.test(lines[i]!.replace(/\r$/, ''))) opens.push(i);
   if (opens.length < 2) return { text: code, lineOffset: 0 };
   const start = opens[0]!;
+  // Code that documents itself with a fenced example in a comment or a template literal is code,
+  // not a fenced program: what the fence holds is not what the model meant to run.
+  const fenceAt = lines.slice(0, start).reduce((n, line) => n + line.length + 1, 0);
+  if (start > 0 && insideLiteralOrComment(code, fenceAt) && parsesAsBody(code)) return { text: code, lineOffset: 0 };
   const marker = FENCE.exec(lines[start]!.replace(/\r$/, ''))![1]!;
   // The fence closes on the next line made of the same marker (at least as long) and nothing else.
   let end = -1;

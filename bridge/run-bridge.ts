@@ -176,6 +176,14 @@ export function openRunBridge(options: RunBridgeOptions): RunBridge {
     recordRefusal(event?.name, `the run already ended; the runner dropped the call (${String(event?.reason).slice(0, 50)})`);
   };
 
+  const recordCancelled = async (id: string, toolName: string, args: JsonValue, reason: unknown): Promise<void> => {
+    try {
+      await host.call({ id, name: toolName, args }, { ...(agent ? { agent } : {}), signal: AbortSignal.abort(reason), origin });
+    } catch {
+      // the host's own failure; the call is settled as an error either way
+    }
+  };
+
   const call = async (name: string, argsJson: string): Promise<ChildOutcome> => {
     if (revoked) return refuseLate(name);
     const label = safeName(name);
@@ -207,7 +215,11 @@ export function openRunBridge(options: RunBridgeOptions): RunBridge {
         return host.call({ id, name: toolName, args }, { ...(agent ? { agent } : {}), signal: runAbort.signal, origin });
       });
     } catch (err) {
-      // Cancelled before it started (the run ended), or the host itself failed.
+      // Cancelled before it started (the run ended), or the host itself failed. A cancelled call
+      // still goes through host.call, with its signal already aborted: the pipeline records it
+      // (`tool/call`, then `tool/result` "cancelled before it started") without running any
+      // policy or the tool, so every `tool/ptc-dispatch` in the trace has its result.
+      if (revoked) await recordCancelled(id, toolName, args, err);
       calls.settle(id, 'error');
       const why = revoked ? 'the run ended before it started' : `the host failed: ${reasonText(err)}`;
       return guestFailure(toolName, `The call to "${toolName}" did not run: ${why}.`);

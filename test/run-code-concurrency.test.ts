@@ -77,6 +77,40 @@ describe.each(runnerModes())('run_code scheduling (%s)', (mode) => {
     });
   });
 
+  describe('when the run ends with calls still queued behind maxInFlight or an exclusive tool', () => {
+    // Each queued call was dispatched (tool/ptc-dispatch) but never started: the trace still
+    // closes it with a tool/call and a tool/result "cancelled before it started", and the tool
+    // never runs.
+    const closesEveryDispatch = (s: ReturnType<typeof setup>) => {
+      const dispatched = s.events.filter((e) => e.type === 'tool/ptc-dispatch').map((e) => (e as { pairId: string }).pairId);
+      expect(dispatched.length).toBeGreaterThan(1);
+      for (const id of dispatched) {
+        expect(s.events.filter((e) => e.type === 'tool/call' && e.callId === id)).toHaveLength(1);
+        expect(s.events.filter((e) => e.type === 'tool/result' && e.callId === id)).toHaveLength(1);
+      }
+      const end = s.events.findIndex((e) => e.type === 'ptc/run-end');
+      expect(s.events.slice(end + 1).some((e) => e.type === 'tool/result' && dispatched.includes(e.callId))).toBe(false);
+    };
+
+    it('records a result for each queued call when wallMs ends the run', async () => {
+      const s = setup({ limits: { maxInFlight: 1, wallMs: 300 } });
+      const r = await s.run('await Promise.all([tools.wait({ ms: 5000 }), tools.wait({ ms: 5000 }), tools.wait({ ms: 5000 })]); return 1;');
+      expect(r.isError).toBe(true);
+      closesEveryDispatch(s);
+      const cancelled = s.events.filter((e) => e.type === 'tool/result' && e.isError && /cancelled before it started/.test(JSON.stringify(e)));
+      expect(cancelled).toHaveLength(2);
+      expect(s.instrumented.timeline.filter((t) => t.event === 'start')).toHaveLength(1);
+    });
+
+    it('records a result for each call queued behind an exclusive tool when the program throws', async () => {
+      const s = setup({ limits: { maxInFlight: 4 } });
+      const r = await s.run('const all = Promise.all([tools.write({ key: "a" }), tools.wait({ ms: 1 }), tools.wait({ ms: 1 })]);\nthrow new Error("stop");');
+      expect(r.isError).toBe(true);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      closesEveryDispatch(s);
+    });
+  });
+
   describe('when a promise leaks past the end of the run', () => {
     it('cancels the in-flight child, reports it, and never runs the follow-up call', async () => {
       const s = setup();

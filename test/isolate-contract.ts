@@ -123,6 +123,18 @@ export function describeRunnerContract(label: string, makeRunner: () => ProgramR
       it('reports thrown non-errors readably', async () => {
         expect(failureOf((await runProgram(runner, 'throw "plain";')).outcome)).toMatchObject({ kind: 'thrown', message: 'plain' });
         expect(failureOf((await runProgram(runner, 'throw { code: 7 };')).outcome)).toMatchObject({ kind: 'thrown', message: 'Uncaught {"code":7}' });
+        // Values JSON would turn into null (or nothing) are named as they are.
+        const thrown = [
+          ['throw undefined;', 'Uncaught undefined'],
+          ['return Promise.reject();', 'Uncaught undefined'],
+          ['throw null;', 'Uncaught null'],
+          ['throw NaN;', 'Uncaught NaN'],
+          ['throw -Infinity;', 'Uncaught -Infinity'],
+          ['throw 10n;', 'Uncaught 10n'],
+          ['throw Symbol("s");', 'Uncaught Symbol(s)'],
+          ['throw 3;', 'Uncaught 3'],
+        ];
+        for (const [js, message] of thrown) expect(failureOf((await runProgram(runner, js!)).outcome)).toMatchObject({ kind: 'thrown', message });
       });
 
       it('reports a syntax error with its line, and never runs a body that closes the wrapper', async () => {

@@ -138,7 +138,10 @@ function describeThrown(e) {
   }
   if (message === undefined) {
     if (typeof e === 'string') message = e;
-    else {
+    else if (e === null || (typeof e !== 'object' && typeof e !== 'function')) {
+      // undefined, NaN, Infinity, a symbol or a BigInt: JSON would say null, or nothing at all.
+      message = 'Uncaught ' + StringCtor(e) + (typeof e === 'bigint' ? 'n' : '');
+    } else {
       try { message = 'Uncaught ' + toJsonText(e, 'thrown', { __proto__: null, maxBytes: caps.maxResultBytes, maxDepth: 64, maxNodes: 1e9 }); }
       catch { message = 'Uncaught ' + shortMessage(e); }
     }

@@ -18,7 +18,8 @@
  *   sibling; parallel ones are bounded by `maxInFlight`).
  * - Limits: `maxCalls`, `maxLogBytes` and the wall clock are enforced here; the wall clock pauses
  *   while any child waits for a person (seen as the child's `ask` decision event), because
- *   approval has its own timeout. A limit aborts `signal` with a {@link RunLimitError} naming it.
+ *   approval has its own timeout, and while the runner waits for a sandbox process (the program
+ *   has not started; the runner bounds that wait). A limit aborts `signal` with a {@link RunLimitError} naming it.
  */
 import { setMaxListeners } from 'node:events';
 import { CallScheduler, subscribeAbort, tokenIdOf, type AgentRef, type JsonValue, type ToolEvent, type ToolHost, type ToolResult } from '../tools/index.js';
@@ -73,6 +74,8 @@ export interface RunReport {
   readonly childResultBytes: number;
   /** Wall time spent with at least one child waiting for approval. */
   readonly approvalWaitMs: number;
+  /** Wall time the runner spent waiting for room to start the program (a free sandbox process). */
+  readonly queuedMs: number;
 }
 
 /** The host side of one run. */
@@ -83,6 +86,8 @@ export interface RunBridge {
     log(level: LogLevel, text: string): void;
     /** A runner dropped a call that arrived after the run settled: recorded as `ptc/call-refused`. */
     onLateCall(event: { readonly name: string; readonly reason: string }): void;
+    /** The runner waits for room to start the program: the wall clock stops meanwhile. */
+    queued(waiting: boolean): void;
   };
   /** Give this to the runner: aborted on a limit, on the parent's abort, and at close. */
   readonly signal: AbortSignal;
@@ -233,6 +238,20 @@ export function openRunBridge(options: RunBridgeOptions): RunBridge {
     return mapped.outcome;
   };
 
+  let queuedSince: number | undefined;
+  let queuedMs = 0;
+  const queued = (waiting: boolean) => {
+    if (waiting === (queuedSince !== undefined)) return;
+    if (waiting) {
+      queuedSince = now();
+      deadline.pause();
+    } else {
+      queuedMs += now() - queuedSince!;
+      queuedSince = undefined;
+      deadline.resume();
+    }
+  };
+
   const log = (level: LogLevel, text: string) => {
     if (revoked) return;
     const known = level === 'info' || level === 'warn' || level === 'error' || level === 'debug' ? level : 'log';
@@ -258,7 +277,8 @@ export function openRunBridge(options: RunBridgeOptions): RunBridge {
     await waitForSettled(calls, options.cancelGraceMs ?? 250);
     sink.dispose();
     if (waiting.size > 0) approvalWaitMs += now() - waitStartedAt;
-    const report: RunReport = { calls: calls.snapshot(), logs, logBytes, childResultBytes, approvalWaitMs };
+    if (queuedSince !== undefined) queued(false);
+    const report: RunReport = { calls: calls.snapshot(), logs, logBytes, childResultBytes, approvalWaitMs, queuedMs };
     host.emit({
       type: 'ptc/run-end',
       callId: parentCallId,
@@ -272,7 +292,7 @@ export function openRunBridge(options: RunBridgeOptions): RunBridge {
   };
 
   return {
-    guest: { call, log, onLateCall },
+    guest: { call, log, onLateCall, queued },
     signal: runAbort.signal,
     tokenId,
     get stopReason() {

@@ -46,6 +46,12 @@ export interface GuestBridge {
   call(name: string, argsJson: string): Promise<GuestCallOutcome>;
   /** One console line from the program. */
   log(level: 'log' | 'info' | 'warn' | 'error' | 'debug', text: string): void;
+  /**
+   * The runner waits for room to run the program (a sandbox process to become free or to start):
+   * `true` as the wait begins, `false` as it ends. That time is not the program's: a bridge may
+   * stop the run's wall clock meanwhile (the runner bounds the wait itself). Optional.
+   */
+  queued?(waiting: boolean): void;
 }
 
 /** What the guest's `await tools.x()` settles with. */

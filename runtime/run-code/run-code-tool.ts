@@ -22,7 +22,7 @@ import { withAbortGrace } from './abort-grace.js';
 import { RunCodeError } from './errors.js';
 import { resolveRunLimits } from './limits.js';
 import { capOutput, type SpilledPart } from './output-cap.js';
-import { loadRunner, type Isolation } from './runner-factory.js';
+import { loadRunner, type Isolation, type RunnerCapacity } from './runner-factory.js';
 import { createSpillStore, type SpillStore } from './spill-store.js';
 import { transpileProgram } from './transpile.js';
 import { resolveTypecheckLimits, typecheckThread, type TypecheckLimits } from './typecheck-thread.js';
@@ -47,7 +47,9 @@ export interface RunCodeOptions {
    * unchecked. Defaults: `timeMs` 5 000 per check, `memoryMb` 512 for the thread's heap.
    */
   readonly typecheckLimits?: Partial<TypecheckLimits>;
-  /** A runner to use instead of the one `isolation` names (the tool does not close it). */
+  /** How many programs run at once, and how many sandbox processes (or isolates) stay warm. */
+  readonly capacity?: RunnerCapacity;
+  /** A runner to use instead of the one `isolation` names (the tool does not close it; `capacity` does not apply). */
   readonly runner?: ProgramRunner;
   /** Where output over `maxOutputBytes` is kept (default: a new in-memory store, `tool.spills`). */
   readonly spills?: SpillStore;
@@ -81,8 +83,10 @@ export interface RunCodeStats {
   readonly totalMs: number;
   readonly typecheckMs: number;
   readonly transpileMs: number;
-  /** Wall time inside the runner, ms. */
+  /** Wall time inside the runner, ms (including `queuedMs`). */
   readonly runMs: number;
+  /** Wall time waiting for a sandbox process to become free or to start (not counted against `wallMs`), ms. */
+  readonly queuedMs: number;
   /** CPU time of the program in its isolate, ms. */
   readonly cpuMs: number;
   /** Child calls by outcome (complete, even when `calls` is shortened). */
@@ -144,6 +148,7 @@ export function createRunCodeTool(options: RunCodeOptions = {}): RunCodeTool {
   const typecheck = options.typecheck ?? 'reject';
   if (!['reject', 'warn', 'off'].includes(typecheck)) throw new RangeError(`createRunCodeTool: typecheck must be "reject", "warn" or "off", got ${String(typecheck)}`);
   const typecheckLimits = resolveTypecheckLimits(options.typecheckLimits);
+  checkCapacity(options.capacity);
   const name = options.name ?? 'run_code';
   const spills = options.spills ?? createSpillStore();
   let runner: Promise<ProgramRunner> | undefined = options.runner ? Promise.resolve(options.runner) : undefined;
@@ -213,7 +218,7 @@ export function createRunCodeTool(options: RunCodeOptions = {}): RunCodeTool {
       return bodyLine === undefined ? undefined : bodyLine + lineOffset;
     };
 
-    runner ??= loadRunner(isolation);
+    runner ??= loadRunner(isolation, options.capacity);
     const activeRunner = await runner.catch((err: unknown) => {
       runner = undefined; // try again on the next run
       throw err;
@@ -254,6 +259,7 @@ export function createRunCodeTool(options: RunCodeOptions = {}): RunCodeTool {
       typecheckMs: round(typecheckMs),
       transpileMs: round(transpileMs),
       runMs: round(runMs),
+      queuedMs: round(report.queuedMs),
       cpuMs: round(outcome.cpuMs),
       calls: counts,
       approvalWaitMs: round(report.approvalWaitMs),
@@ -337,4 +343,15 @@ export function createRunCodeTool(options: RunCodeOptions = {}): RunCodeTool {
 
 function round(ms: number): number {
   return Math.round(ms * 100) / 100;
+}
+
+function checkCapacity(capacity: RunnerCapacity | undefined): void {
+  if (capacity === undefined) return;
+  const { maxProcesses, poolSize } = capacity;
+  if (maxProcesses !== undefined && !(Number.isSafeInteger(maxProcesses) && maxProcesses >= 1)) {
+    throw new RangeError(`createRunCodeTool: capacity.maxProcesses must be a whole number of at least 1, got ${String(maxProcesses)}`);
+  }
+  if (poolSize !== undefined && !(Number.isSafeInteger(poolSize) && poolSize >= 0)) {
+    throw new RangeError(`createRunCodeTool: capacity.poolSize must be a whole number of at least 0, got ${String(poolSize)}`);
+  }
 }

@@ -15,8 +15,19 @@ const MODULES: Record<Isolation, { path: string; factory: string }> = {
   isolate: { path: '../isolate/index.js', factory: 'createIsolateRunner' },
 };
 
+/** How many programs can run at once, and how many places to run them are kept warm. */
+export interface RunnerCapacity {
+  /**
+   * Sandbox processes alive at once (`'process'` only; default 4): a run that finds all of them
+   * busy waits for one, at most its `wallMs`, and that wait does not count against `wallMs`.
+   */
+  readonly maxProcesses?: number;
+  /** Idle sandbox processes (`'process'`, default 1) or prepared isolates (`'isolate'`, default 2) kept ready. */
+  readonly poolSize?: number;
+}
+
 /** Loads and creates the runner for `isolation`. */
-export async function loadRunner(isolation: Isolation): Promise<ProgramRunner> {
+export async function loadRunner(isolation: Isolation, capacity: RunnerCapacity = {}): Promise<ProgramRunner> {
   const entry = Object.hasOwn(MODULES, isolation) ? MODULES[isolation] : undefined;
   if (!entry) throw new RunnerUnavailableError(String(isolation), 'isolation must be "process" or "isolate"');
   let mod: Record<string, unknown>;
@@ -27,5 +38,10 @@ export async function loadRunner(isolation: Isolation): Promise<ProgramRunner> {
   }
   const factory = mod[entry.factory];
   if (typeof factory !== 'function') throw new RunnerUnavailableError(isolation, `${entry.factory} is not exported`);
-  return (factory as () => ProgramRunner)();
+  const options = isolation === 'process' ? { maxProcesses: capacity.maxProcesses, poolSize: capacity.poolSize } : { poolSize: capacity.poolSize };
+  return (factory as (options: RunnerCapacity) => ProgramRunner)(withoutUndefined(options));
+}
+
+function withoutUndefined<T extends object>(options: T): T {
+  return Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined)) as T;
 }

@@ -55,6 +55,14 @@ export interface ProcessRunner extends ProgramRunner {
   stats(): ProcessRunnerStats;
 }
 
+function notifyQueued(bridge: GuestBridge, waiting: boolean): void {
+  try {
+    bridge.queued?.(waiting);
+  } catch {
+    // the bridge's problem; the run goes on
+  }
+}
+
 /** Creates the sandbox-process runner. */
 export function createProcessRunner(options: ProcessRunnerOptions = {}): ProcessRunner {
   const maxProcesses = Math.max(1, Math.floor(options.maxProcesses ?? 4));
@@ -81,12 +89,27 @@ export function createProcessRunner(options: ProcessRunnerOptions = {}): Process
     try {
       if (signal.aborted) return { ok: false, failure: { kind: 'aborted', message: 'The run was aborted before it started.' }, cpuMs: 0, wallMs: 0, pid: undefined };
       let process;
+      // Waiting for a free (or new) process is not the program's time: the bridge may stop its
+      // wall clock. The wait is bounded here instead, by the same wallMs.
+      const waits = pool.ready === 0;
+      const { wallMs: waitLimitMs } = request.limits;
+      const gaveUp = new AbortController();
+      const timer = waits ? setTimeout(() => gaveUp.abort(), waitLimitMs) : undefined;
+      timer?.unref?.();
+      if (waits) notifyQueued(bridge, true);
       try {
-        process = await pool.acquire(signal);
+        process = await pool.acquire(waits ? AbortSignal.any([signal, gaveUp.signal]) : signal);
       } catch (err) {
         const wallMs = performance.now() - startedAt;
         if (signal.aborted || closed) return { ok: false, failure: { kind: 'aborted', message: 'The run was aborted while waiting for a sandbox process.' }, cpuMs: 0, wallMs, pid: undefined };
+        if (gaveUp.signal.aborted) {
+          const message = `No sandbox process became free within wallMs=${waitLimitMs} ms (all ${maxProcesses} were running other programs); this program did not run.`;
+          return { ok: false, failure: { kind: 'limit', limit: 'wallMs', value: waitLimitMs, message }, cpuMs: 0, wallMs, pid: undefined };
+        }
         return { ok: false, failure: { kind: 'crash', message: `No sandbox process could be started: ${err instanceof Error ? err.message : String(err)}` }, cpuMs: 0, wallMs, pid: undefined };
+      } finally {
+        clearTimeout(timer);
+        if (waits) notifyQueued(bridge, false);
       }
       if (closed) {
         process.kill('the runner closed');

@@ -18,7 +18,10 @@ function isHost(value: unknown): value is ToolHost {
   return typeof value === 'object' && value !== null && typeof (value as ToolHost).call === 'function' && typeof (value as ToolHost).tools === 'function';
 }
 
-/** Extracts a host from a module namespace; undefined when it holds no tools. */
+/**
+ * Extracts a host from a module namespace; undefined when it holds no tools. Throws when
+ * `createHost` throws or the module's tools cannot be registered (two with one name, say).
+ */
 export function hostFromModule(mod: Record<string, unknown>, options: ToolHostOptions = {}): ToolHost | undefined {
   if (typeof mod.createHost === 'function') {
     const made: unknown = (mod.createHost as (o: ToolHostOptions) => unknown)(options);
@@ -39,6 +42,15 @@ export function hostFromModule(mod: Record<string, unknown>, options: ToolHostOp
     return host;
   }
   return undefined;
+}
+
+/** `createHost` may be async: its promise's host is the module's. */
+async function hostOf(mod: Record<string, unknown>, options: ToolHostOptions): Promise<ToolHost | undefined> {
+  if (typeof mod.createHost === 'function') {
+    const made: unknown = await (mod.createHost as (o: ToolHostOptions) => unknown)(options);
+    if (isHost(made)) return made;
+  }
+  return hostFromModule({ ...mod, createHost: undefined }, options);
 }
 
 function isPluginModule(mod: Record<string, unknown>): boolean {
@@ -65,7 +77,14 @@ async function loadPlugin(path: string, mod: Record<string, unknown>, options: T
 export async function loadToolsModule(path: string, options: ToolHostOptions = {}): Promise<ToolHost> {
   const mod = await importModule(path);
   if (isPluginModule(mod)) return loadPlugin(path, mod, options);
-  const host = hostFromModule(mod, options);
+  let host: ToolHost | undefined;
+  try {
+    host = await hostOf(mod, options);
+  } catch (err) {
+    // The module's own failure (createHost threw, two tools share a name): one line naming it.
+    const what = err instanceof Error ? `${err.name === 'Error' ? '' : `${err.name}: `}${err.message}` : String(err);
+    throw new CliError(`${path}: ${typeof mod.createHost === 'function' ? 'createHost failed' : 'its tools could not be registered'}: ${what}`);
+  }
   if (!host) throw new CliError(`${path} exports no tools (export a tools array, a host, tools made with defineTool, or a cordis plugin with apply(ctx))`);
   return host;
 }

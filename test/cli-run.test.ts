@@ -126,6 +126,32 @@ describe('when a tools module of your own is given', () => {
     expect(b.code).toBe(2);
     expect(b.err).toMatch(/^ptc: cannot load .*broken-tools\.mjs: .*broken-tools\.mjs:3:\d+: /);
   });
+
+  it('exits 2 with one line when createHost throws or two of its tools share a name', async () => {
+    const define = `import { defineTool, createToolHost } from ${JSON.stringify(resolve('tools/index.ts'))};\n`;
+    const tool = `defineTool({ name: 'dupe', description: 'd', execute: () => 1 })`;
+    const throwing = script('throwing-host.ts', `${define}export function createHost() { throw new Error('createHost exploded'); }\n`);
+    const duplicate = script('duplicate-tools.ts', `${define}export const tools = [${tool}, ${tool}];\n`);
+    const a = await captureCli(['run', 'examples/programs/over-budget.ts', '--tools', throwing, ...iso]);
+    expect(a.code).toBe(2);
+    expect(a.err).toMatch(/^ptc: .*throwing-host\.ts: createHost failed: createHost exploded\n$/);
+    const b = await captureCli(['run', 'examples/programs/over-budget.ts', '--tools', duplicate, ...iso]);
+    expect(b.code).toBe(2);
+    expect(b.err).toMatch(/^ptc: .*duplicate-tools\.ts: its tools could not be registered: ToolRegistrationError: .*"dupe".*\n$/);
+  });
+
+  it('accepts an async createHost', async () => {
+    const mod = script(
+      'async-host.ts',
+      `import { defineTool, createToolHost } from ${JSON.stringify(resolve('tools/index.ts'))};
+       export async function createHost(options) { const host = createToolHost(options);
+         host.register(defineTool({ name: 'seven', description: 'Seven.', output: { schema: { type: 'number' } }, execute: () => 7 })); return host; }`,
+    );
+    const p = script('use-seven.ts', 'return await tools.seven();\n');
+    const r = await captureCli(['run', p, '--tools', mod, ...iso]);
+    expect(r.code, r.err).toBe(0);
+    expect(JSON.parse(r.out)).toBe(7);
+  });
 });
 
 describe('when MCP servers are imported with --mcp', () => {

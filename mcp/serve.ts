@@ -6,7 +6,9 @@
  * Mapping of a `ToolResult` to an MCP `CallToolResult`:
  * - canonical value -> `structuredContent`. MCP requires an object there, so a value that is not
  *   a JSON object (a string, array, number, null) is wrapped as `{ "result": value }`, and the
- *   declared `outputSchema` says so;
+ *   declared `outputSchema` says so. A tool with an output schema is wrapped by its schema, not
+ *   by each value: when the schema is not exactly an object (a nullable object, a union), every
+ *   value is wrapped, objects too, so values always match the schema the client was given;
  * - rendered content -> `content` (text and image blocks as they are);
  * - `isError` -> `isError` (denials, blocks and failures; their message is in `content`).
  *
@@ -83,8 +85,16 @@ export function mcpApprovalChannel(): McpApprovalChannel {
 
 const isObject = (v: unknown): v is Record<string, JsonValue> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/** The MCP `outputSchema` of a tool: its value schema, wrapped when the value is not an object. */
-function outputSchemaOf(tool: Tool): McpToolShape['outputSchema'] | undefined {
+type McpOutput = { schema: McpToolShape['outputSchema']; wrapped: boolean } | undefined;
+const outputs = new WeakMap<Tool, McpOutput>();
+
+/** The MCP `outputSchema` of a tool and whether its values are wrapped as `{ result }` (cached per tool). */
+function outputSchemaOf(tool: Tool): McpOutput {
+  if (!outputs.has(tool)) outputs.set(tool, convertOutputSchema(tool));
+  return outputs.get(tool);
+}
+
+function convertOutputSchema(tool: Tool): McpOutput {
   if (!tool.output.schema) return undefined;
   let schema: Record<string, unknown>;
   try {
@@ -92,15 +102,21 @@ function outputSchemaOf(tool: Tool): McpToolShape['outputSchema'] | undefined {
   } catch {
     return undefined;
   }
-  if (schema.type === 'object') return schema as McpToolShape['outputSchema'];
-  return { type: 'object', properties: { result: schema }, required: ['result'] } as McpToolShape['outputSchema'];
+  if (schema.type === 'object') return { schema: schema as McpToolShape['outputSchema'], wrapped: false };
+  return { schema: { type: 'object', properties: { result: schema }, required: ['result'] } as McpToolShape['outputSchema'], wrapped: true };
 }
 
-/** Maps a pipeline result to an MCP tool result (see the file note). */
-export function toMcpResult(result: ToolResult): CallToolResult {
+/**
+ * Maps a pipeline result to an MCP tool result (see the file note). `wrap`: whether the tool's
+ * declared output schema wraps values as `{ result }`; without it (no output schema), a value is
+ * wrapped when it is not an object.
+ */
+export function toMcpResult(result: ToolResult, wrap?: boolean): CallToolResult {
   const content = result.content.map((b) => (b.type === 'text' ? { type: 'text' as const, text: b.text } : { type: 'image' as const, data: b.data, mimeType: b.mimeType }));
   const out: CallToolResult = { content: content.length ? content : [{ type: 'text', text: result.isError ? 'The call failed.' : '' }] };
-  if (!result.isError && result.value !== undefined) out.structuredContent = isObject(result.value) ? result.value : { result: result.value };
+  if (!result.isError && result.value !== undefined) {
+    out.structuredContent = (wrap ?? !isObject(result.value)) ? { result: result.value } : (result.value as Record<string, JsonValue>);
+  }
   if (result.isError) out.isError = true;
   return out;
 }
@@ -118,12 +134,12 @@ export function createMcpServer(options: McpServeOptions): McpServer {
 
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
     tools: served().map((t) => {
-      const outputSchema = t.name === runCodeName ? undefined : outputSchemaOf(t);
+      const output = t.name === runCodeName ? undefined : outputSchemaOf(t);
       return {
         name: t.name,
         description: t.description,
         inputSchema: t.parametersJsonSchema as McpToolShape['inputSchema'],
-        ...(outputSchema ? { outputSchema } : {}),
+        ...(output ? { outputSchema: output.schema } : {}),
       };
     }),
   }));
@@ -140,7 +156,7 @@ export function createMcpServer(options: McpServeOptions): McpServer {
       { id: `mcp-${++calls}`, name: tool.name, args: request.params.arguments ?? {} },
       { agent: { id: `mcp:${String(client).slice(0, 100)}` }, signal: extra.signal },
     );
-    return toMcpResult(result);
+    return toMcpResult(result, tool.name === runCodeName ? undefined : outputSchemaOf(tool)?.wrapped);
   });
   return mcp;
 }

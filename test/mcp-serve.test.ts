@@ -50,6 +50,14 @@ describe('when an MCP client talks to our server (in memory, real SDK Client)', 
     expect(r.content[0]!.text).toContain('Noor Haddad');
   });
 
+  it('wraps every value of a tool whose output schema is not exactly an object, objects too, so the client\'s schema check passes', async () => {
+    // team_get's output is a member or null: its outputSchema is { result: member | null }. The
+    // SDK client validates structuredContent against it and throws on a mismatch.
+    const found = (await client.callTool({ name: 'team_get', arguments: { id: 'u-101' } })) as CallResult;
+    expect(found.isError).toBeFalsy();
+    expect(found.structuredContent).toMatchObject({ result: { id: 'u-101' } });
+  });
+
   it('wraps a non-object value as { result } and maps errors to isError', async () => {
     const scalar = (await client.callTool({ name: 'team_get', arguments: { id: 'u-999' } })) as CallResult;
     expect(scalar.structuredContent).toEqual({ result: null });

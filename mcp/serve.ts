@@ -22,6 +22,7 @@
  * JSON Schema and are validated by our own pipeline; the SDK's zod-based registration would
  * validate twice with a second copy of the schema.
  */
+import type { Writable } from 'node:stream';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool as McpToolShape } from '@modelcontextprotocol/sdk/types.js';
@@ -165,9 +166,9 @@ export function createMcpServer(options: McpServeOptions): McpServer {
  * Serves over stdio until the client disconnects (stdin ends) or `signal` aborts; resolves once
  * the server is closed. The SDK's stdio transport does not watch for end of input itself.
  */
-export async function serveMcpStdio(options: McpServeOptions & { readonly signal?: AbortSignal }): Promise<void> {
+export async function serveMcpStdio(options: McpServeOptions & { readonly signal?: AbortSignal; readonly stdout?: Writable }): Promise<void> {
   const mcp = createMcpServer(options);
-  const transport = new StdioServerTransport();
+  const transport = new StdioServerTransport(process.stdin, options.stdout ?? process.stdout);
   const closed = new Promise<void>((resolve) => {
     mcp.server.onclose = () => resolve();
   });

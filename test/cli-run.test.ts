@@ -127,6 +127,22 @@ describe('when a tools module of your own is given', () => {
     expect(b.err).toMatch(/^ptc: cannot load .*broken-tools\.mjs: .*broken-tools\.mjs:3:\d+: /);
   });
 
+  it('prints only the result on stdout, whatever the module and its tools print', async () => {
+    const mod = script(
+      'noisy-tools.ts',
+      `import { defineTool } from ${JSON.stringify(resolve('tools/index.ts'))};
+       console.log('loading noisy tools');
+       export const tools = [defineTool({ name: 'noisy', description: 'Prints.', output: { schema: { type: 'string' } },
+         execute: () => { console.log('noisy executing'); process.stdout.write('raw write\\n'); return 'done'; } })];`,
+    );
+    const p = script('use-noisy.ts', 'return await tools.noisy();\n');
+    const r = await captureCli(['run', p, '--tools', mod, ...iso]);
+    expect(r.code, r.err).toBe(0);
+    expect(JSON.parse(r.out)).toBe('done');
+    // (console.log is vitest's own in this process; the real binary's goes to stderr too: mcp-serve.test.ts.)
+    expect(r.err).toContain('raw write');
+  });
+
   it('exits 2 with one line when createHost throws or two of its tools share a name', async () => {
     const define = `import { defineTool, createToolHost } from ${JSON.stringify(resolve('tools/index.ts'))};\n`;
     const tool = `defineTool({ name: 'dupe', description: 'd', execute: () => 1 })`;

@@ -1,4 +1,5 @@
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -107,6 +108,38 @@ describe('when `ptc mcp serve` runs as a real process on stdio', () => {
     const r = (await client.callTool({ name: 'run_code', arguments: { code: 'const b = await tools.budget_get({ employeeId: "u-101" });\nreturn b?.monthlyLimitCents;' } })) as CallResult;
     expect(r.structuredContent).toMatchObject({ result: 90000 });
   });
+
+  it('keeps stdout for the protocol: what a tools module prints goes to stderr', async () => {
+    const { root, cli } = await transpileProject('mcp-serve-noisy');
+    const tools = join(dir, 'noisy-tools.mjs');
+    writeFileSync(
+      tools,
+      `import { defineTool } from ${JSON.stringify(join(root, 'index.js'))};\n` +
+        `console.log('loading noisy tools');\n` +
+        `export const tools = [defineTool({ name: 'noisy', description: 'Prints.', output: { schema: { type: 'string' } },\n` +
+        `  execute: () => { console.log('{"jsonrpc":"2.0","id":2,"result":{"forged":true}}'); process.stdout.write('raw write\\n'); return 'done'; } })];\n`,
+    );
+    const requests = [
+      { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } },
+      { jsonrpc: '2.0', method: 'notifications/initialized' },
+      { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'noisy', arguments: {} } },
+    ];
+    const child = spawn(process.execPath, ['--no-node-snapshot', cli, 'mcp', 'serve', '--tools', tools, '--expose-tools', '--isolation', 'isolate'], { stdio: ['pipe', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (err += c.toString()));
+    child.stdin.write(requests.map((r) => JSON.stringify(r)).join('\n') + '\n');
+    for (let i = 0; i < 200 && !out.includes('"id":2'); i++) await new Promise((r) => setTimeout(r, 50));
+    child.stdin.end();
+    await new Promise((r) => child.once('exit', r));
+    const lines = out.split('\n').filter(Boolean).map((l) => JSON.parse(l) as { id?: number; result?: { structuredContent?: unknown } });
+    expect(lines.map((l) => l.id)).toEqual([1, 2]);
+    expect(lines[1]!.result?.structuredContent).toEqual({ result: 'done' });
+    expect(err).toContain('loading noisy tools');
+    expect(err).toContain('"forged":true');
+    expect(err).toContain('raw write');
+  }, 60_000);
 
   it('writes a verifiable trace that ends when the client disconnects', async () => {
     await client.close();

@@ -5,9 +5,11 @@
  * user through MCP elicitation (still denied when the client cannot ask) or the tools module
  * brings its own approval channel.
  */
+import type { Writable } from 'node:stream';
 import type { Command } from 'commander';
 import { CliError } from '../errors.js';
 import { buildSessionHost, parseIsolation } from '../session-host.js';
+import { reserveStdout } from '../stdout-guard.js';
 
 function parseServeApprove(value: string): 'no' | 'client' {
   if (value === 'no' || value === 'client') return value;
@@ -45,31 +47,41 @@ export function registerMcp(program: Command): void {
         'Exit codes: 0 the client disconnected, 2 usage or input error.',
     )
     .action(async (flags: ServeFlags) => {
-      const { mcpApprovalChannel, serveMcpStdio } = await import('../../mcp/index.js');
-      const approval = flags.approve === 'client' ? mcpApprovalChannel() : undefined;
-      const session = await buildSessionHost(
-        {
-          ...(flags.tools ? { tools: flags.tools } : {}),
-          ...(flags.trace ? { trace: flags.trace } : {}),
-          approve: 'no',
-          isolation: flags.isolation,
-          mcp: flags.mcp,
-          mcpConfig: flags.mcpConfig,
-        },
-        approval ? { approval } : {},
-      );
-      const names = session.host.tools().map((t) => t.name);
-      process.stderr.write(`ptc mcp serve: run_code over ${names.length - 1} tool(s)${flags.exposeTools ? ', tools exposed' : ''}; waiting on stdio\n`);
-      const stop = new AbortController();
-      const onSignal = () => stop.abort();
-      process.once('SIGTERM', onSignal);
-      process.once('SIGINT', onSignal);
+      // stdout is the protocol's alone: what the tools module prints goes to stderr.
+      const stdout = reserveStdout();
       try {
-        await serveMcpStdio({ host: session.host, runCodeName: session.runCode.name, exposeTools: flags.exposeTools === true, signal: stop.signal, ...(approval ? { approval } : {}) });
+        await serve(flags, stdout.out);
       } finally {
-        process.off('SIGTERM', onSignal);
-        process.off('SIGINT', onSignal);
-        await session.close();
+        stdout.release();
       }
     });
+}
+
+async function serve(flags: ServeFlags, out: Writable): Promise<void> {
+  const { mcpApprovalChannel, serveMcpStdio } = await import('../../mcp/index.js');
+  const approval = flags.approve === 'client' ? mcpApprovalChannel() : undefined;
+  const session = await buildSessionHost(
+    {
+      ...(flags.tools ? { tools: flags.tools } : {}),
+      ...(flags.trace ? { trace: flags.trace } : {}),
+      approve: 'no',
+      isolation: flags.isolation,
+      mcp: flags.mcp,
+      mcpConfig: flags.mcpConfig,
+    },
+    approval ? { approval } : {},
+  );
+  const names = session.host.tools().map((t) => t.name);
+  process.stderr.write(`ptc mcp serve: run_code over ${names.length - 1} tool(s)${flags.exposeTools ? ', tools exposed' : ''}; waiting on stdio\n`);
+  const stop = new AbortController();
+  const onSignal = () => stop.abort();
+  process.once('SIGTERM', onSignal);
+  process.once('SIGINT', onSignal);
+  try {
+    await serveMcpStdio({ host: session.host, runCodeName: session.runCode.name, exposeTools: flags.exposeTools === true, signal: stop.signal, stdout: out, ...(approval ? { approval } : {}) });
+  } finally {
+    process.off('SIGTERM', onSignal);
+    process.off('SIGINT', onSignal);
+    await session.close();
+  }
 }

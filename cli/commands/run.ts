@@ -5,11 +5,13 @@
  * diagnostics and progress go to stderr.
  */
 import { readFileSync } from 'node:fs';
+import type { Writable } from 'node:stream';
 import type { Command } from 'commander';
 import type { RunCodeRejected, RunCodeTool, RunCodeValue } from '../../runtime/index.js';
 import type { ToolEvent } from '../../tools/index.js';
 import { CliError, EXIT } from '../errors.js';
 import { buildSessionHost, parseApprove, parseIsolation, type ApproveMode } from '../session-host.js';
+import { reserveStdout } from '../stdout-guard.js';
 
 interface RunFlags {
   tools?: string;
@@ -91,43 +93,53 @@ export function registerRun(program: Command): void {
     )
     .action(async (script: string, flags: RunFlags) => {
       const code = readScript(script);
-      const progress = progressReporter(flags.progress !== false && process.stderr.isTTY === true);
-      const session = await buildSessionHost(
-        {
-          ...(flags.tools ? { tools: flags.tools } : {}),
-          ...(flags.trace ? { trace: flags.trace } : {}),
-          approve: flags.approve,
-          isolation: flags.isolation,
-          mcp: flags.mcp,
-          mcpConfig: flags.mcpConfig,
-        },
-        { onEvent: progress.onEvent },
-      );
-      let result;
+      // The result is the only thing on stdout (`ptc run x.ts | jq`), whatever the tools print.
+      const stdout = reserveStdout();
       try {
-        result = await session.host.call({ id: 'run-1', name: session.runCode.name, args: { code } }, { agent: { id: 'cli', name: 'ptc run' } });
+        await runScript(script, code, flags, stdout.out);
       } finally {
-        progress.stop();
-        await session.close();
+        stdout.release();
       }
-      if (flags.trace) process.stderr.write(`ptc: trace written to ${flags.trace}\n`);
-      if (result.isError) {
-        process.stderr.write(result.content.map((b) => (b.type === 'text' ? b.text : `[${b.type}]`)).join('\n') + '\n');
-        process.exitCode = EXIT.failed;
-        return;
-      }
-      const value = result.value as unknown as RunCodeValue | RunCodeRejected;
-      if ('rejected' in value) {
-        process.stderr.write(`ptc: ${value.rejected}\n`);
-        for (const d of value.diagnostics) process.stderr.write(`${script}:${d.line}:${d.column}: ${d.message}\n`);
-        process.exitCode = EXIT.failed;
-        return;
-      }
-      for (const d of value.diagnostics ?? []) process.stderr.write(`${script}:${d.line}:${d.column}: warning: ${d.message}\n`);
-      // Over maxOutputBytes the model would get a spill handle; a person at a terminal gets it all.
-      const whole = { ...value, result: unspill(value.result, session.runCode), logs: unspill(value.logs, session.runCode) } as RunCodeValue;
-      if (whole.result !== value.result || whole.logs !== value.logs) process.stderr.write('ptc: output was over maxOutputBytes (a model would see a spill handle); printed whole\n');
-      if (Array.isArray(whole.logs)) for (const line of whole.logs) process.stderr.write(`│ ${String(line)}\n`);
-      process.stdout.write(JSON.stringify(flags.json ? whole : whole.result, null, 2) + '\n');
     });
+}
+
+async function runScript(script: string, code: string, flags: RunFlags, out: Writable): Promise<void> {
+  const progress = progressReporter(flags.progress !== false && process.stderr.isTTY === true);
+  const session = await buildSessionHost(
+    {
+      ...(flags.tools ? { tools: flags.tools } : {}),
+      ...(flags.trace ? { trace: flags.trace } : {}),
+      approve: flags.approve,
+      isolation: flags.isolation,
+      mcp: flags.mcp,
+      mcpConfig: flags.mcpConfig,
+    },
+    { onEvent: progress.onEvent },
+  );
+  let result;
+  try {
+    result = await session.host.call({ id: 'run-1', name: session.runCode.name, args: { code } }, { agent: { id: 'cli', name: 'ptc run' } });
+  } finally {
+    progress.stop();
+    await session.close();
+  }
+  if (flags.trace) process.stderr.write(`ptc: trace written to ${flags.trace}\n`);
+  if (result.isError) {
+    process.stderr.write(result.content.map((b) => (b.type === 'text' ? b.text : `[${b.type}]`)).join('\n') + '\n');
+    process.exitCode = EXIT.failed;
+    return;
+  }
+  const value = result.value as unknown as RunCodeValue | RunCodeRejected;
+  if ('rejected' in value) {
+    process.stderr.write(`ptc: ${value.rejected}\n`);
+    for (const d of value.diagnostics) process.stderr.write(`${script}:${d.line}:${d.column}: ${d.message}\n`);
+    process.exitCode = EXIT.failed;
+    return;
+  }
+  for (const d of value.diagnostics ?? []) process.stderr.write(`${script}:${d.line}:${d.column}: warning: ${d.message}\n`);
+  // Over maxOutputBytes the model would get a spill handle; a person at a terminal gets it all.
+  const whole = { ...value, result: unspill(value.result, session.runCode), logs: unspill(value.logs, session.runCode) } as RunCodeValue;
+  if (whole.result !== value.result || whole.logs !== value.logs) process.stderr.write('ptc: output was over maxOutputBytes (a model would see a spill handle); printed whole\n');
+  if (Array.isArray(whole.logs)) for (const line of whole.logs) process.stderr.write(`│ ${String(line)}\n`);
+  out.write(JSON.stringify(flags.json ? whole : whole.result, null, 2) + '\n');
 }

@@ -4,10 +4,11 @@ import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createToolHost, defineTool, type Tool } from '../tools/index.js';
-import { CodeChecker } from './check-code.js';
+import { checkCode, CodeChecker } from './check-code.js';
 import { CallableNameCollisionError, CodegenInputError } from './errors.js';
 import { fixtureTools } from './fixtures/fixture-tools.js';
 import { generateToolTypes } from './generate-tool-types.js';
+import { parametersFromJsonSchema } from './json-schema.js';
 
 const GOLDEN = fileURLToPath(new URL('./fixtures/fixture-tools.d.ts.golden', import.meta.url));
 
@@ -141,6 +142,181 @@ describe('when typing schema shapes', () => {
   });
 });
 
+/** Whether `code` type-checks against the declarations of `tools`. */
+function checks(tools: readonly Tool[], code: string): boolean {
+  return checkCode(code, generateToolTypes(tools)).ok;
+}
+
+describe('when an object has a catchall besides its properties', () => {
+  const tools = [
+    tool('extra', { parameters: z.object({ name: z.string(), size: z.boolean().optional() }).catchall(z.number()) }),
+    tool('mcp.tool', {
+      parameters: parametersFromJsonSchema({ type: 'object', properties: { name: { type: 'string' } }, required: ['name'], additionalProperties: { type: 'number' } }).schema,
+    }),
+  ];
+
+  it('joins the properties\' types into the index signature, so the declaration compiles (no TS2411)', () => {
+    const generated = generateToolTypes(tools);
+    expect(generated.tools[0]!.argsType).toContain('[key: string]: number | string | boolean | undefined;');
+    expect(generated.tools[1]!.argsType).toContain('[key: string]: number | string;');
+    expect(strictCompileErrors(generated.declarations)).toEqual([]);
+  });
+
+  it('accepts a call with extra keys and rejects a wrong property type', () => {
+    expect(checks(tools, `await tools.extra({ name: 'a', x: 1 });\nawait tools.mcp_tool({ name: 'a', x: 1 });`)).toBe(true);
+    expect(checks(tools, `await tools.extra({ name: 1 });`)).toBe(false);
+    expect(checks(tools, `await tools.mcp_tool({ name: 1 });`)).toBe(false);
+  });
+});
+
+describe('when a tool takes no arguments', () => {
+  const tools = [
+    tool('ping'),
+    tool('open', { parameters: z.object({}) }),
+    tool('loose', { parameters: z.looseObject({}) }),
+    tool('nested', { parameters: z.object({ opts: z.strictObject({}) }) }),
+  ];
+
+  it('types strict empty arguments as Record<string, never> and stripping or loose ones as an index of unknown', () => {
+    const generated = generateToolTypes(tools);
+    const args = Object.fromEntries(generated.tools.map((t) => [t.toolName, t.argsType]));
+    expect(args.ping).toBe('Record<string, never>');
+    expect(args.open).toBe('{\n    [key: string]: unknown;\n}');
+    expect(args.loose).toBe('{\n    [key: string]: unknown;\n}');
+    expect(args.nested).toContain('opts: Record<string, never>;');
+    expect(generated.toolsDeclaration).toContain('ping(args?: ToolArgsMap["ping"])');
+  });
+
+  it('accepts tools.ping() and tools.ping({}) but not a string, a number, an array or unknown keys', () => {
+    expect(checks(tools, `await tools.ping();\nawait tools.ping({});\nawait tools.open();\nawait tools.open({ junk: 1 });`)).toBe(true);
+    for (const bad of ['tools.ping("hello")', 'tools.ping(42)', 'tools.ping([1, 2])', 'tools.ping({ junk: 1 })', 'tools.open("hello")', 'tools.open(42)', 'tools.open([1, 2])']) {
+      expect(checks(tools, `await ${bad};`), bad).toBe(false);
+    }
+  });
+});
+
+describe('when an output schema accepts undefined', () => {
+  const tools = [
+    tool('op', { output: { schema: z.string().optional() } }),
+    tool('vo', { output: { schema: z.void() } }),
+    tool('un', { output: { schema: z.undefined() } }),
+    tool('uni', { output: { schema: z.union([z.number(), z.undefined()]) } }),
+    tool('nop', { output: { schema: z.string().nullable().optional() } }),
+    tool('nest', { output: { schema: z.union([z.string(), z.undefined()]).nullable().optional() } }),
+    tool('obj', { output: { schema: z.object({ a: z.string().optional() }) } }),
+    tool('unk', { output: { schema: z.unknown() } }),
+    tool('def', { output: { schema: z.string().default('x') } }),
+  ];
+
+  it('types the absent value as null, which is what the pipeline resolves it to', () => {
+    const out = Object.fromEntries(generateToolTypes(tools).tools.map((t) => [t.toolName, t.outputType]));
+    expect(out).toEqual({
+      op: 'string | null',
+      vo: 'null',
+      un: 'null',
+      uni: 'number | null',
+      nop: 'string | null',
+      nest: 'string | null',
+      obj: '{\n    a?: string;\n}',
+      unk: 'unknown',
+      def: 'string',
+    });
+  });
+
+  it('makes a program compare with null, not undefined', () => {
+    expect(checks(tools, `const v = await tools.op();\nif (v !== null) return v.length;\nconst n: null = await tools.vo();\nreturn n;`)).toBe(true);
+    expect(checks(tools, `const v = await tools.op();\nif (v !== undefined) return v.length;`)).toBe(false);
+  });
+
+  it('wraps a type it cannot see into Exclude, and survives a schema that throws on undefined', () => {
+    type Node = { next?: Node };
+    const node: z.ZodType<Node | undefined> = z.lazy(() => z.object({ next: node }).optional());
+    const throwing = z.string().optional().transform((s) => {
+      if (s === undefined) throw new Error('no');
+      return s;
+    });
+    const generated = generateToolTypes([tool('lazy', { output: { schema: node } }), tool('throws', { output: { schema: throwing } })]);
+    expect(generated.tools[0]!.outputType).toMatch(/^Exclude<.*, undefined \| void> \| null$/s);
+    expect(strictCompileErrors(generated.declarations)).toEqual([]);
+  });
+});
+
+describe('when a schema has a Date or a BigInt', () => {
+  it('types them as unknown with a warning naming the tool: no Date or BigInt crosses JSON', () => {
+    const generated = generateToolTypes([tool('d', { parameters: z.object({ when: z.date(), n: z.bigint() }), output: { schema: z.object({ at: z.date() }) } })]);
+    expect(generated.tools[0]!.argsType).toContain('when: /* unknown: a Date cannot cross the tool boundary (JSON) */ unknown;');
+    expect(generated.tools[0]!.argsType).toContain('n: /* unknown: a BigInt cannot cross the tool boundary (JSON) */ unknown;');
+    expect(generated.tools[0]!.outputType).toContain('at: /* unknown: a Date cannot cross the tool boundary (JSON) */ unknown;');
+    expect(generated.warnings).toEqual([
+      'tool "d" parameters: a Date cannot cross the tool boundary (JSON); typed as unknown',
+      'tool "d" parameters: a BigInt cannot cross the tool boundary (JSON); typed as unknown',
+      'tool "d" output.schema: a Date cannot cross the tool boundary (JSON); typed as unknown',
+    ]);
+  });
+
+  it('types a coercing Date or BigInt argument as the string or number it is coerced from, with no warning', () => {
+    const generated = generateToolTypes([tool('c', { parameters: z.object({ when: z.coerce.date(), n: z.coerce.bigint() }) })]);
+    expect(generated.tools[0]!.argsType).toContain('when: string | number;');
+    expect(generated.tools[0]!.argsType).toContain('n: string | number;');
+    expect(generated.warnings).toEqual([]);
+  });
+});
+
+describe('when an argument is preprocessed', () => {
+  const tools = [tool('pre', { parameters: z.object({ n: z.preprocess((v) => (typeof v === 'string' ? Number(v) : v), z.number()), o: z.preprocess((v) => v, z.number().optional()) }) })];
+
+  it('takes its optionality from the target schema, not the preprocess step', () => {
+    const t = typesOf(tools, 'pre');
+    expect(t.argsType).toMatch(/\n {4}n: number;/);
+    expect(t.argsType).toMatch(/\n {4}o\?: number;/);
+    expect(t.argsOptional).toBe(false);
+    expect(checks(tools, 'await tools.pre({});')).toBe(false);
+    expect(checks(tools, 'await tools.pre({ n: 1 });')).toBe(true);
+  });
+});
+
+describe('when record values or tuple elements may be absent', () => {
+  it('types a record keyed by literals whose value is optional as Partial', () => {
+    const t = typesOf([tool('r', { parameters: z.object({ m: z.record(z.enum(['cpu', 'mem']), z.number().optional()), d: z.record(z.enum(['a']), z.number().default(1)) }), output: { schema: z.object({ d: z.record(z.enum(['a']), z.number().default(1)) }) } })], 'r');
+    expect(t.argsType).toContain('m: Partial<Record<"cpu" | "mem", number>>;');
+    expect(t.argsType).toContain('d: Partial<Record<"a", number>>;');
+    expect(t.outputType).toContain('d: Record<"a", number>;');
+  });
+
+  it('marks a defaulted trailing tuple element optional for the caller only, and a non-trailing optional one T | undefined', () => {
+    const schema = z.tuple([z.string().optional(), z.string(), z.number().default(1)]);
+    const t = typesOf([tool('tu', { parameters: z.object({ t: schema }), output: { schema: z.object({ t: schema }) } })], 'tu');
+    expect(t.argsType).toContain('t: [\n        string | undefined,\n        string,\n        number?\n    ];');
+    expect(t.outputType).toContain('t: [\n        string | undefined,\n        string,\n        number\n    ];');
+    expect(checks([tool('tu', { parameters: z.object({ t: schema }) })], `await tools.tu({ t: [undefined, 'a'] });`)).toBe(true);
+  });
+});
+
+describe('when literals and keys are not ASCII', () => {
+  const values = ['Zürich', '東京', '😀', 'a\u202Eb', '\\u00FC', 'zero\u200Bwidth', 'line\u2028sep', 'nb\u00A0sp', 'lone\uD800'] as const;
+  const tools = [
+    tool('w', {
+      parameters: z.object({ city: z.enum(values).describe('Stadt \\u00FC'), 'température': z.number() }),
+      output: { schema: z.object({ 'température': z.literal('°C') }) },
+    }),
+  ];
+
+  it('prints readable characters as themselves and keeps invisible or reordering ones escaped', () => {
+    const generated = generateToolTypes(tools);
+    const args = generated.tools[0]!.argsType;
+    expect(args).toContain('city: "Zürich" | "東京" | "😀" | "a\\u202Eb" | "\\\\u00FC" | "zero\\u200Bwidth" | "line\\u2028sep" | "nb\\u00A0sp" | "lone\\uD800";');
+    expect(args).toContain('"température": number;');
+    expect(generated.tools[0]!.outputType).toContain('"température": "°C";');
+    expect(args).toContain('/** Stadt \\u00FC */'); // a description is the author's text, not a literal
+    expect(strictCompileErrors(generated.declarations)).toEqual([]);
+  });
+
+  it('keeps the literal types the same values', () => {
+    expect(checks(tools, `await tools.w({ city: 'Zürich', 'température': 1 });\nawait tools.w({ city: '\\\\u00FC', 'température': 1 });\nawait tools.w({ city: 'a\\u202Eb', 'température': 1 });`)).toBe(true);
+    expect(checks(tools, `await tools.w({ city: 'Zurich', 'température': 1 });`)).toBe(false);
+  });
+});
+
 describe('when the generated types are compared as types (not text)', () => {
   const checker = new CodeChecker(generateToolTypes(fixtureTools));
   const equal = 'type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends (<T>() => T extends B ? 1 : 2) ? true : false;\n';
@@ -181,7 +357,7 @@ describe('when descriptions or names are hostile', () => {
 
   it('quotes a tool name that is not an identifier as a property key', () => {
     const generated = generateToolTypes([tool('a.b-c/d:e')]);
-    expect(generated.argsMap).toContain('"a.b-c/d:e": {};');
+    expect(generated.argsMap).toContain('"a.b-c/d:e": Record<string, never>;');
     expect(generated.callableNames.get('a.b-c/d:e')).toBe('a_b_c_d_e');
   });
 });

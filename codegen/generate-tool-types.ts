@@ -18,14 +18,14 @@
 // compiler (about 40 MB of heap and half a second to load), and codegen needs only the writer.
 import CodeBlockWriter from 'code-block-writer';
 import type { z } from 'zod';
+import type ts from './typescript-module.cjs';
 import { isZodObject, isZodSchema, type Tool, type ToolHost } from '../tools/index.js';
 import { mapCallableNames } from './callable-name.js';
 import { CodegenInputError } from './errors.js';
 import { jsDocLines } from './jsdoc.js';
-import { auxiliaryDeclarations, createTypeContext, zodToTypeNode, type TypeContext } from './zod-to-type.js';
-import zodToTsModule from './zod-to-ts-module.cjs';
-
-const { printNode } = zodToTsModule;
+import { printTypeNode } from './print-type.js';
+import { resultTypeNode } from './result-type.js';
+import { auxiliaryDeclarations, createTypeContext, isOptionalOn, zodToTypeNode, type TypeContext } from './zod-to-type.js';
 
 /** Options of {@link generateToolTypes}. */
 export interface GenerateToolTypesOptions {
@@ -129,11 +129,13 @@ function checkTool(tool: unknown, index: number): asserts tool is Tool {
   if (schema !== undefined && !isZodSchema(schema)) throw new CodegenInputError(`${where} ("${t.name}")`, 'has an output.schema that is not a zod schema');
 }
 
-function typeText(toolName: string, field: string, schema: z.ZodType, ctx: TypeContext, warnings: string[]): string {
+type TypeNodeOf = (schema: z.ZodType, ctx: TypeContext) => ts.TypeNode;
+
+function typeText(toolName: string, field: string, schema: z.ZodType, ctx: TypeContext, warnings: string[], nodeOf: TypeNodeOf): string {
   const before = ctx.warnings.length;
   let text: string;
   try {
-    text = printNode(zodToTypeNode(schema, ctx));
+    text = printTypeNode(nodeOf(schema, ctx));
   } catch (err) {
     ctx.warnings.push(`cannot be typed (${(err as Error)?.message ?? String(err)}); typed as unknown`);
     text = '/* unknown: this schema has no TypeScript form */ unknown';
@@ -143,8 +145,8 @@ function typeText(toolName: string, field: string, schema: z.ZodType, ctx: TypeC
 }
 
 function allOptional(parameters: z.ZodObject): boolean {
-  const shape = parameters.shape as Record<string, { _zod: { optin?: string } }>;
-  return Object.keys(shape).every((key) => Boolean(shape[key]!._zod.optin));
+  const shape = parameters.shape as Record<string, z.ZodType>;
+  return Object.keys(shape).every((key) => isOptionalOn(shape[key]!, 'input'));
 }
 
 /**
@@ -164,8 +166,9 @@ export function generateToolTypes(toolsOrHost: readonly Tool[] | ToolHost, optio
   const outputCtx = createTypeContext('output');
   const warnings: string[] = [];
   const raw = visible.map((tool) => ({
-    argsType: typeText(tool.name, 'parameters', tool.parameters, argsCtx, warnings),
-    outputType: tool.output.schema ? typeText(tool.name, 'output.schema', tool.output.schema, outputCtx, warnings) : 'unknown',
+    argsType: typeText(tool.name, 'parameters', tool.parameters, argsCtx, warnings, zodToTypeNode),
+    // The value as a call resolves to it: an absent value has become null (resultTypeNode).
+    outputType: tool.output.schema ? typeText(tool.name, 'output.schema', tool.output.schema, outputCtx, warnings, resultTypeNode) : 'unknown',
   }));
   const argsAliases = auxiliaryDeclarations(argsCtx);
   const outputAliases = auxiliaryDeclarations(outputCtx);

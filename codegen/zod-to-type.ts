@@ -5,10 +5,20 @@
  *   `[x: string]: never`, which makes every declared property an error, and prints optional
  *   properties as `p?: T | undefined`); recursion still goes through the shared auxiliary store;
  * - descriptions become sanitized JSDoc ({@link jsDocCommentBody}), never raw text;
+ * - an object's index signature (catchall) also admits its declared properties' types (else
+ *   TypeScript rejects the declaration, TS2411), and an object without properties is
+ *   `Record<string, never>` (strict) or `{ [key: string]: unknown }` for the caller, never `{}`,
+ *   which would accept a string or an array as arguments;
  * - a record keyed by literals becomes `Record<K, V>` (an index signature cannot take a union
- *   of literals), a partial one `Partial<Record<K, V>>`;
- * - what has no static type (transforms' outputs, custom checks, functions) becomes `unknown`
- *   with a comment saying why, never `any` and never a throw.
+ *   of literals), a partial one (or one whose values may be absent) `Partial<Record<K, V>>`;
+ *   tuple elements that may be absent are `T?`;
+ * - what has no static type (transforms' outputs, custom checks, functions) or cannot cross the
+ *   JSON boundary (Map, Set, Date, BigInt) becomes `unknown` with a comment saying why, never
+ *   `any` and never a throw;
+ * - a tool's result is never `undefined`: the pipeline turns an absent value into `null`
+ *   (result-type.ts);
+ * - printed string literals keep readable characters as they are (print-type.ts): the
+ *   declarations are the model's prompt, and `"Z\u00FCrich"` is noise in it.
  * `io: 'input'` is the caller's view (a defaulted property is optional); `'output'` is the value.
  */
 import ts from './typescript-module.cjs';
@@ -16,9 +26,11 @@ import { z } from 'zod';
 import type { AuxiliaryTypeStore, ZodToTsOptions } from 'zod-to-ts';
 import zodToTsModule from './zod-to-ts-module.cjs';
 import { jsDocCommentBody } from './jsdoc.js';
+import { printTypeNode } from './print-type.js';
+import { isKeyword, keyword, unionOf } from './type-nodes.js';
 
 const f = ts.factory;
-const { createAuxiliaryTypeStore, printNode, zodToTs } = zodToTsModule;
+const { createAuxiliaryTypeStore, zodToTs } = zodToTsModule;
 
 /** Which side of a schema to type. */
 export type SchemaSide = 'input' | 'output';
@@ -59,7 +71,8 @@ export function createTypeContext(side: SchemaSide): TypeContext {
   return { side, store, warnings: [] };
 }
 
-type AnyDef = z.core.$ZodTypeDef & Record<string, unknown>;
+/** A zod schema's internal definition, read loosely. */
+export type AnyDef = z.core.$ZodTypeDef & Record<string, unknown>;
 // `optin`/`optout` are set (to 'optional', or 'defaulted' for a default) when a key may be absent.
 type Internals = { _zod: { def: AnyDef; optin?: string; optout?: string } };
 
@@ -71,9 +84,14 @@ const NO_STATIC_TYPE: Record<string, string> = {
   set: 'a Set cannot cross the tool boundary (JSON)',
   symbol: 'a symbol cannot cross the tool boundary (JSON)',
   promise: 'a promise cannot cross the tool boundary (JSON)',
+  date: 'a Date cannot cross the tool boundary (JSON)',
+  bigint: 'a BigInt cannot cross the tool boundary (JSON)',
 };
 
-function defOf(schema: z.core.$ZodType): AnyDef {
+/** `z.coerce.date()` / `z.coerce.bigint()` arguments: what JSON can carry and the coercion accepts. */
+const COERCED_FROM_JSON = new Set(['date', 'bigint']);
+
+export function defOf(schema: z.core.$ZodType): AnyDef {
   return (schema as unknown as Internals)._zod.def;
 }
 
@@ -95,12 +113,33 @@ function descriptionOf(schema: z.core.$ZodType): string | undefined {
   return undefined;
 }
 
+/**
+ * `z.preprocess(fn, s)` is a pipe from a transform, which accepts anything (undefined too), so
+ * zod marks it optional; whether the key may be absent is for `s` to say.
+ */
+function preprocessTarget(schema: z.core.$ZodType, side: SchemaSide): z.core.$ZodType | undefined {
+  const def = defOf(schema);
+  if (side !== 'input' || def.type !== 'pipe' || defOf(def.in as z.core.$ZodType).type !== 'transform') return undefined;
+  return def.out as z.core.$ZodType;
+}
+
+/** Whether a property, tuple element or record value may be absent on `side`. */
+export function isOptionalOn(schema: z.core.$ZodType, side: SchemaSide): boolean {
+  const target = preprocessTarget(schema, side);
+  if (target) return isOptionalOn(target, side);
+  const internals = (schema as unknown as Internals)._zod;
+  return Boolean(side === 'input' ? internals.optin : internals.optout);
+}
+
 /** Strips the optional/default wrappers of a property already marked `?`. */
 function unwrapOptional(schema: z.core.$ZodType, side: SchemaSide): z.core.$ZodType {
   let current = schema;
   for (;;) {
     const def = defOf(current);
-    if (def.type === 'optional' || (side === 'input' && (def.type === 'default' || def.type === 'prefault'))) {
+    const target = preprocessTarget(current, side);
+    if (target) {
+      current = target;
+    } else if (def.type === 'optional' || (side === 'input' && (def.type === 'default' || def.type === 'prefault'))) {
       current = def.innerType as z.core.$ZodType;
     } else {
       return current;
@@ -121,32 +160,65 @@ function isLiteralKeyType(node: ts.TypeNode): boolean {
   return false;
 }
 
+function stringIndex(type: ts.TypeNode): ts.IndexSignatureDeclaration {
+  return f.createIndexSignature(
+    undefined,
+    [f.createParameterDeclaration(undefined, undefined, 'key', undefined, keyword(ts.SyntaxKind.StringKeyword))],
+    type,
+  );
+}
+
+/**
+ * The index signature's type of an object with declared properties: TypeScript requires every
+ * property to be assignable to it (TS2411), so it is the catchall's type joined with theirs
+ * (and `undefined` for an optional one). Checking extra keys against the catchall alone is lost;
+ * the pipeline still validates them.
+ */
+function catchallType(catchall: ts.TypeNode, propertyTypes: readonly ts.TypeNode[], anyOptional: boolean): ts.TypeNode {
+  if (isKeyword(catchall, ts.SyntaxKind.UnknownKeyword)) return catchall; // keeps its comment, if any
+  if (propertyTypes.some((node) => isKeyword(node, ts.SyntaxKind.UnknownKeyword))) return keyword(ts.SyntaxKind.UnknownKeyword);
+  return unionOf([catchall, ...propertyTypes, ...(anyOptional ? [keyword(ts.SyntaxKind.UndefinedKeyword)] : [])]);
+}
+
+/**
+ * An object without declared properties, as the caller writes it. `{}` would accept `"hello"`,
+ * `42` or `[1, 2]` as arguments; a strict object takes no key at all, a stripping or loose one
+ * any key. (On the output side `{}` stays: reading an undeclared field of it is an error.)
+ */
+function emptyObjectNode(catchall: z.core.$ZodType | undefined, side: SchemaSide): ts.TypeNode | undefined {
+  if (side !== 'input') return undefined;
+  if (catchall === undefined) return f.createTypeLiteralNode([stringIndex(keyword(ts.SyntaxKind.UnknownKeyword))]);
+  if (defOf(catchall).type === 'never') return f.createTypeReferenceNode('Record', [keyword(ts.SyntaxKind.StringKeyword), keyword(ts.SyntaxKind.NeverKeyword)]);
+  return undefined;
+}
+
 function objectNode(schema: z.core.$ZodType, def: AnyDef, options: ZodToTsOptions, side: SchemaSide): ts.TypeNode {
+  const shape = def.shape as Record<string, z.core.$ZodType>;
+  const catchall = def.catchall as z.core.$ZodType | undefined;
+  if (Object.keys(shape).length === 0) {
+    const empty = emptyObjectNode(catchall, side);
+    if (empty) return empty;
+  }
   const store = options.auxiliaryTypeStore;
   const definition = { identifier: f.createIdentifier(store.nextId()) } as { identifier: ts.Identifier; node?: ts.TypeAliasDeclaration; used?: boolean };
   store.definitions.set(schema, definition as never);
-  const shape = def.shape as Record<string, z.core.$ZodType>;
   const members: ts.TypeElement[] = [];
+  const propertyTypes: ts.TypeNode[] = [];
+  let anyOptional = false;
   for (const key of Object.keys(shape)) {
     const member = shape[key]!;
-    const internals = (member as unknown as Internals)._zod;
-    const optional = Boolean(side === 'input' ? internals.optin : internals.optout);
+    const optional = isOptionalOn(member, side);
+    anyOptional ||= optional;
     const type = convert(optional ? unwrapOptional(member, side) : member, options);
+    propertyTypes.push(type);
     const signature = f.createPropertySignature(undefined, propertyName(key), optional ? f.createToken(ts.SyntaxKind.QuestionToken) : undefined, type);
     const description = descriptionOf(member);
     const body = description === undefined ? undefined : jsDocCommentBody(description);
     if (body) ts.addSyntheticLeadingComment(signature, ts.SyntaxKind.MultiLineCommentTrivia, body, true);
     members.push(signature);
   }
-  const catchall = def.catchall as z.core.$ZodType | undefined;
   if (catchall && defOf(catchall).type !== 'never') {
-    members.push(
-      f.createIndexSignature(
-        undefined,
-        [f.createParameterDeclaration(undefined, undefined, 'key', undefined, f.createKeywordTypeNode(ts.SyntaxKind.StringKeyword))],
-        convert(catchall, options),
-      ),
-    );
+    members.push(stringIndex(catchallType(convert(catchall, options), propertyTypes, anyOptional)));
   }
   const literal = f.createTypeLiteralNode(members);
   if (definition.used) {
@@ -157,25 +229,39 @@ function objectNode(schema: z.core.$ZodType, def: AnyDef, options: ZodToTsOption
   return literal;
 }
 
-function recordNode(def: AnyDef, options: ZodToTsOptions): ts.TypeNode {
+/**
+ * A record keyed by literals is `Record<K, V>`; zod requires every key unless the record is
+ * partial or its value may be absent on this side (`z.number().optional()`, or a default for the
+ * caller), and then it is `Partial<Record<K, V>>`.
+ */
+function recordNode(def: AnyDef, options: ZodToTsOptions, side: SchemaSide): ts.TypeNode {
   const key = convert(def.keyType as z.core.$ZodType, options);
-  const value = convert(def.valueType as z.core.$ZodType, options);
+  const valueSchema = def.valueType as z.core.$ZodType;
   if (isLiteralKeyType(key)) {
-    const record = f.createTypeReferenceNode('Record', [key, value]);
-    return def.partial === true ? f.createTypeReferenceNode('Partial', [record]) : record;
+    const optional = isOptionalOn(valueSchema, side);
+    const record = f.createTypeReferenceNode('Record', [key, convert(optional ? unwrapOptional(valueSchema, side) : valueSchema, options)]);
+    return def.partial === true || optional ? f.createTypeReferenceNode('Partial', [record]) : record;
   }
-  const keyKind = ts.isTypeReferenceNode(key) || ts.isTemplateLiteralTypeNode(key) ? f.createKeywordTypeNode(ts.SyntaxKind.StringKeyword) : key;
+  const value = convert(valueSchema, options);
+  const keyKind = ts.isTypeReferenceNode(key) || ts.isTemplateLiteralTypeNode(key) ? keyword(ts.SyntaxKind.StringKeyword) : key;
   return f.createTypeLiteralNode([
     f.createIndexSignature(undefined, [f.createParameterDeclaration(undefined, undefined, 'key', undefined, keyKind)], value),
   ]);
 }
 
-/** `[string, number?, ...boolean[]]`: optional elements and a rest, which zod-to-ts drops. */
-function tupleNode(def: AnyDef, options: ZodToTsOptions): ts.TypeNode {
-  const items = (def.items as z.core.$ZodType[]).map((item) => {
-    const itemDef = defOf(item);
-    return itemDef.type === 'optional' ? f.createOptionalTypeNode(convert(itemDef.innerType as z.core.$ZodType, options)) : convert(item, options);
-  });
+/**
+ * `[string, number?, ...boolean[]]`: optional elements and a rest, which zod-to-ts drops. An
+ * element may be absent when zod says so on this side (`.optional()`, or a default for the
+ * caller); TypeScript allows `T?` only after the last required element, so an earlier one
+ * stays `T | undefined`, which is what zod accepts there.
+ */
+function tupleNode(def: AnyDef, options: ZodToTsOptions, side: SchemaSide): ts.TypeNode {
+  const schemas = def.items as z.core.$ZodType[];
+  let firstOptional = schemas.length;
+  while (firstOptional > 0 && isOptionalOn(schemas[firstOptional - 1]!, side)) firstOptional--;
+  const items = schemas.map((item, i) =>
+    i >= firstOptional ? f.createOptionalTypeNode(convert(unwrapOptional(item, side), options)) : convert(item, options),
+  );
   const rest = def.rest as z.core.$ZodType | null | undefined;
   if (rest) items.push(f.createRestTypeNode(f.createArrayTypeNode(convert(rest, options))));
   return f.createTupleTypeNode(items);
@@ -203,8 +289,8 @@ function makeOptions(ctx: TypeContext): ZodToTsOptions {
       if (fallback !== undefined) return describedUnknown(`unknown: ${fallback}`);
       const def = defOf(schema);
       if (def.type === 'object') return objectNode(schema, def, options, side);
-      if (def.type === 'record') return recordNode(def, options);
-      if (def.type === 'tuple') return tupleNode(def, options);
+      if (def.type === 'record') return recordNode(def, options, side);
+      if (def.type === 'tuple') return tupleNode(def, options, side);
       if (def.type === 'pipe') {
         const inner = (side === 'input' ? def.in : def.out) as z.core.$ZodType;
         if (defOf(inner).type === 'transform') {
@@ -217,6 +303,9 @@ function makeOptions(ctx: TypeContext): ZodToTsOptions {
       }
       // `any` would switch checking off wherever it flows; `unknown` accepts the same values.
       if (def.type === 'any') return f.createKeywordTypeNode(ts.SyntaxKind.UnknownKeyword);
+      if (side === 'input' && def.coerce === true && COERCED_FROM_JSON.has(def.type)) {
+        return f.createUnionTypeNode([keyword(ts.SyntaxKind.StringKeyword), keyword(ts.SyntaxKind.NumberKeyword)]);
+      }
       const why = NO_STATIC_TYPE[def.type];
       if (why !== undefined) {
         ctx.warnings.push(`${why}; typed as unknown`);
@@ -235,7 +324,7 @@ export function zodToTypeNode(schema: z.core.$ZodType, ctx: TypeContext): ts.Typ
 
 /** The type of `schema` on the context's side as text (4-space indentation). */
 export function zodToTypeText(schema: z.core.$ZodType, ctx: TypeContext): string {
-  return printNode(zodToTypeNode(schema, ctx));
+  return printTypeNode(zodToTypeNode(schema, ctx));
 }
 
 /**
@@ -251,7 +340,7 @@ export function auxiliaryDeclarations(ctx: TypeContext): { declarations: string[
     const node = (definition as { node?: ts.TypeAliasDeclaration }).node;
     if (!node) continue;
     names.set(node.name.text, `${prefix}${names.size + 1}`);
-    declarations.push(printNode(node));
+    declarations.push(printTypeNode(node));
   }
   const pattern = new RegExp(`\\b${prefix}\\d+\\b`, 'g');
   const rename = (text: string): string => (names.size === 0 ? text : text.replace(pattern, (id) => names.get(id) ?? id));

@@ -23,3 +23,11 @@ export class McpServerStartError extends PtcError {
     super(`MCP server "${server}" (${command}) failed to start: ${problem}${stderrTail ? `\n--- its stderr (last lines) ---\n${stderrTail}` : ''}`);
   }
 }
+
+/** The MCP client sent a message larger than the stdio transport reads; the connection was closed. */
+export class McpMessageTooLargeError extends PtcError {
+  override readonly name = 'McpMessageTooLargeError';
+  constructor(readonly maxBytes: number) {
+    super(`the MCP client sent a message larger than ${maxBytes} bytes, the most one stdio message may be; the connection was closed`);
+  }
+}

@@ -5,8 +5,8 @@
  */
 export { checkServerSpecs, deriveServerName, parseMcpCommandLine, parseMcpConfig, readMcpConfig, splitCommandLine } from './config.js';
 export type { McpServerSpec } from './config.js';
-export { McpConfigError, McpServerStartError } from './errors.js';
+export { McpConfigError, McpMessageTooLargeError, McpServerStartError } from './errors.js';
 export { importMcpServers, MAX_MCP_DESCRIPTION_CHARS, mcpContentText, mcpToolName } from './import.js';
 export type { ImportMcpOptions, McpImport, SkippedMcpTool } from './import.js';
-export { createMcpServer, mcpApprovalChannel, serveMcpStdio, toMcpResult } from './serve.js';
+export { createMcpServer, MAX_STDIO_MESSAGE_BYTES, mcpApprovalChannel, serveMcpStdio, toMcpResult } from './serve.js';
 export type { McpApprovalChannel, McpServeOptions } from './serve.js';

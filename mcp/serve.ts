@@ -27,6 +27,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool as McpToolShape } from '@modelcontextprotocol/sdk/types.js';
 import { toModelJsonSchema, type ApprovalChannel, type JsonValue, type Tool, type ToolHost, type ToolResult } from '../tools/index.js';
+import { McpMessageTooLargeError } from './errors.js';
 
 /** Options of {@link createMcpServer}. */
 export interface McpServeOptions {
@@ -162,13 +163,28 @@ export function createMcpServer(options: McpServeOptions): McpServer {
   return mcp;
 }
 
+/** The largest message read from the client (the SDK's stdio default, named here so errors can say it). */
+export const MAX_STDIO_MESSAGE_BYTES = 10 * 1024 * 1024;
+
 /**
  * Serves over stdio until the client disconnects (stdin ends) or `signal` aborts; resolves once
- * the server is closed. The SDK's stdio transport does not watch for end of input itself.
+ * the server is closed. The SDK's stdio transport does not watch for end of input itself. A
+ * message over {@link MAX_STDIO_MESSAGE_BYTES} makes the transport close: that rejects with
+ * {@link McpMessageTooLargeError} instead of looking like a client that disconnected. Other
+ * transport errors (a line that is not JSON-RPC) go to `onError` (default: a line on stderr).
  */
-export async function serveMcpStdio(options: McpServeOptions & { readonly signal?: AbortSignal; readonly stdout?: Writable }): Promise<void> {
+export async function serveMcpStdio(
+  options: McpServeOptions & { readonly signal?: AbortSignal; readonly stdout?: Writable; readonly onError?: (error: Error) => void },
+): Promise<void> {
   const mcp = createMcpServer(options);
-  const transport = new StdioServerTransport(process.stdin, options.stdout ?? process.stdout);
+  const transport = new StdioServerTransport(process.stdin, options.stdout ?? process.stdout, { maxBufferSize: MAX_STDIO_MESSAGE_BYTES });
+  let tooLarge = false;
+  const report = options.onError ?? ((error: Error) => void process.stderr.write(`ptc mcp serve: ${error.message}\n`));
+  mcp.server.onerror = (error: Error) => {
+    // The SDK's words for a message over maxBufferSize (it then closes the transport).
+    if (/ReadBuffer exceeded maximum size/.test(error?.message ?? '')) tooLarge = true;
+    else report(error);
+  };
   const closed = new Promise<void>((resolve) => {
     mcp.server.onclose = () => resolve();
   });
@@ -184,4 +200,5 @@ export async function serveMcpStdio(options: McpServeOptions & { readonly signal
     process.stdin.off('close', stop);
     options.signal?.removeEventListener('abort', stop);
   }
+  if (tooLarge) throw new McpMessageTooLargeError(MAX_STDIO_MESSAGE_BYTES);
 }

@@ -141,6 +141,21 @@ describe('when `ptc mcp serve` runs as a real process on stdio', () => {
     expect(err).toContain('raw write');
   }, 60_000);
 
+  it('exits 1 saying so when the client sends a message over 10 MiB, instead of looking like a disconnect', async () => {
+    const { cli } = await transpileProject('mcp-serve-big');
+    const child = spawn(process.execPath, ['--no-node-snapshot', cli, 'mcp', 'serve', '--isolation', 'isolate'], { stdio: ['pipe', 'pipe', 'pipe'] });
+    let err = '';
+    child.stderr.on('data', (c: Buffer) => (err += c.toString()));
+    child.stdout.resume();
+    const init = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } };
+    const huge = { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'run_code', arguments: { code: `return "${'x'.repeat(11 * 1024 * 1024)}";` } } };
+    child.stdin.on('error', () => undefined);
+    child.stdin.write(JSON.stringify(init) + '\n' + JSON.stringify(huge) + '\n');
+    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+    expect(code).toBe(1);
+    expect(err).toContain(`ptc: the MCP client sent a message larger than ${10 * 1024 * 1024} bytes`);
+  }, 60_000);
+
   it('writes a verifiable trace that ends when the client disconnects', async () => {
     await client.close();
     for (let i = 0; i < 50 && !readFileSync(trace, 'utf8').includes('"trace/end"'); i++) await new Promise((r) => setTimeout(r, 100));

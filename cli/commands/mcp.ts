@@ -7,7 +7,8 @@
  */
 import type { Writable } from 'node:stream';
 import type { Command } from 'commander';
-import { CliError } from '../errors.js';
+import { McpMessageTooLargeError } from '../../mcp/errors.js';
+import { CliError, EXIT } from '../errors.js';
 import { buildSessionHost, parseIsolation } from '../session-host.js';
 import { reserveStdout } from '../stdout-guard.js';
 
@@ -44,7 +45,7 @@ export function registerMcp(program: Command): void {
     .addHelpText(
       'after',
       '\nClient config: { "mcpServers": { "ptc": { "command": "npx", "args": ["ptc", "mcp", "serve", "--tools", "tools.ts"] } } }\n' +
-        'Exit codes: 0 the client disconnected, 2 usage or input error.',
+        'Exit codes: 0 the client disconnected, 1 the connection failed (a message over 10 MiB), 2 usage or input error.',
     )
     .action(async (flags: ServeFlags) => {
       // stdout is the protocol's alone: what the tools module prints goes to stderr.
@@ -79,6 +80,9 @@ async function serve(flags: ServeFlags, out: Writable): Promise<void> {
   process.once('SIGINT', onSignal);
   try {
     await serveMcpStdio({ host: session.host, runCodeName: session.runCode.name, exposeTools: flags.exposeTools === true, signal: stop.signal, stdout: out, ...(approval ? { approval } : {}) });
+  } catch (err) {
+    if (McpMessageTooLargeError.isInstance(err)) throw new CliError((err as Error).message, EXIT.failed);
+    throw err;
   } finally {
     process.off('SIGTERM', onSignal);
     process.off('SIGINT', onSignal);

@@ -8,9 +8,9 @@ import { readFileSync } from 'node:fs';
 import type { Writable } from 'node:stream';
 import type { Command } from 'commander';
 import type { RunCodeRejected, RunCodeTool, RunCodeValue } from '../../runtime/index.js';
-import type { ToolEvent } from '../../tools/index.js';
 import { CliError, EXIT } from '../errors.js';
 import { buildSessionHost, parseApprove, parseIsolation, type ApproveMode } from '../session-host.js';
+import { progressReporter } from '../progress-line.js';
 import { reserveStdout } from '../stdout-guard.js';
 
 interface RunFlags {
@@ -28,26 +28,6 @@ const collect = (value: string, previous: string[]) => [...previous, value];
 const MAX_SCRIPT_BYTES = 1_000_000;
 
 /** A progress line on stderr (terminals only): calls made, in flight, elapsed. */
-function progressReporter(enabled: boolean) {
-  let made = 0;
-  let done = 0;
-  const started = Date.now();
-  const onEvent = (e: ToolEvent) => {
-    if (e.type === 'tool/call' && e.origin.kind === 'ptc') made++;
-    else if (e.type === 'tool/result' && e.callId.includes('/')) done++;
-  };
-  const draw = () => process.stderr.write(`\r\u001b[2Kptc: ${made} call(s), ${made - done} in flight, ${((Date.now() - started) / 1000).toFixed(1)} s`);
-  const timer = enabled ? setInterval(draw, 200) : undefined;
-  return {
-    onEvent,
-    stop() {
-      if (!timer) return;
-      clearInterval(timer);
-      process.stderr.write('\r\u001b[2K');
-    },
-  };
-}
-
 /** The whole value behind a spill handle, when `part` is one this run's tool spilled. */
 function unspill(part: unknown, tool: RunCodeTool): unknown {
   const handle = (part as { spilled?: { id?: unknown } } | null)?.spilled;

@@ -87,8 +87,10 @@ export function parseMcpCommandLine(line: string): McpServerSpec {
   const source = `--mcp ${JSON.stringify(line)}`;
   let text = line.trim();
   let name: string | undefined;
-  const named = /^([A-Za-z0-9_-]{1,64})=(\S.*)$/s.exec(text);
+  const named = /^([^\s=]+)=(\S.*)$/s.exec(text);
   if (named) {
+    // `name=command`: a first word with `=` is a name (a command is never spelled that way).
+    if (!SERVER_NAME.test(named[1]!)) throw new McpConfigError(source, `server name ${JSON.stringify(named[1]!.slice(0, 80))} must match [A-Za-z0-9_-]{1,64} (it prefixes tool names)`);
     name = named[1]!;
     text = named[2]!;
   }

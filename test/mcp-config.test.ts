@@ -18,6 +18,11 @@ describe('when parsing --mcp command lines', () => {
     expect(parseMcpCommandLine('docs=node server.js --port 0')).toEqual({ name: 'docs', command: 'node', args: ['server.js', '--port', '0'] });
   });
 
+  it('refuses a name=command whose name breaks the naming rule, saying the rule', () => {
+    expect(() => parseMcpCommandLine('a.b=node server.js')).toThrow(/server name "a\.b" must match \[A-Za-z0-9_-\]\{1,64\}/);
+    expect(() => parseMcpCommandLine(`${'x'.repeat(65)}=node server.js`)).toThrow(McpConfigError);
+  });
+
   it('refuses an empty command', () => {
     expect(() => parseMcpCommandLine('   ')).toThrow(McpConfigError);
   });

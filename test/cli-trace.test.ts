@@ -97,6 +97,21 @@ describe('when a program was rejected by the type check', () => {
   });
 });
 
+describe('when a client cancels a run_code call', () => {
+  it('flags its aborted children as late/revoked, not the cancelled run_code itself', () => {
+    const aborted = (callId: string, toolName: string) => ({ type: 'tool/result', callId, toolName, isError: true, error: { kind: 'aborted', message: 'cancelled while running' }, time: 3 });
+    const tree = buildCallTree([
+      { type: 'tool/call', callId: 'mcp-1', toolName: 'run_code', args: { code: 'await tools.slow()' }, time: 1, origin: { kind: 'model' } },
+      { type: 'tool/call', callId: 'mcp-1/r.1', toolName: 'slow', args: {}, time: 2, origin: { kind: 'ptc', parentCallId: 'mcp-1', tokenId: 'x' } },
+      aborted('mcp-1/r.1', 'slow'),
+      aborted('mcp-1', 'run_code'),
+    ]);
+    expect(tree.roots[0]).toMatchObject({ callId: 'mcp-1', outcome: 'error', late: false });
+    expect(tree.roots[0]!.children[0]).toMatchObject({ callId: 'mcp-1/r.1', late: true });
+    expect(renderTree(tree)).toMatch(/1 late or refused/);
+  });
+});
+
 describe('when a trace is hostile', () => {
   const call = (callId: string, parent?: string) => ({ type: 'tool/call', callId, toolName: 't', args: {}, time: 1, origin: parent ? { kind: 'ptc', parentCallId: parent, tokenId: 'x' } : { kind: 'model' } });
 

@@ -131,7 +131,8 @@ export function buildCallTree(events: readonly Record<string, unknown>[]): CallT
       } else if (e.isError === true) {
         node.outcome = 'error';
         node.detail = str(error?.message) ?? '';
-        if (str(error?.kind) === 'aborted') node.late = true;
+        // A child aborted with its run is revoked; an aborted run_code itself (a client's cancel) is not.
+        if (str(error?.kind) === 'aborted' && node.parentCallId !== undefined) node.late = true;
       } else if (rejectedProgram(e.value) !== undefined) {
         // run_code's value for a program it did not run (type or syntax errors): not a success.
         node.outcome = 'error';

@@ -2,10 +2,13 @@
  * The isolate runners, below run_code: start-up of a trivial program (node:vm as the floor, a
  * new isolate, a warm pooled isolate, a warm sandbox process, a new sandbox process), the
  * per-call cost of the guest <-> host hop (sequential and 1,000 concurrent, against a direct
- * `await` with `structuredClone` of args and result), and memory per idle pooled isolate and per
+ * `await` with `structuredClone` of args and result; a bare pipe and Node IPC round trip between
+ * two processes, the floor of a sandbox call), and memory per idle pooled isolate and per
  * idle sandbox process. Run: `npm run build && node --no-node-snapshot --expose-gc dist/bench/isolate.bench.js`.
  */
+import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import type { Readable, Writable } from 'node:stream';
 import vm from 'node:vm';
 import { Bench } from 'tinybench';
 import { createIsolateRunner } from '../runtime/isolate/index.js';
@@ -117,6 +120,43 @@ calls
 await calls.run();
 console.log(`per call, sequential (run time / ${SEQ}, start-up included)`);
 console.table(table(calls, `direct await + structuredClone x${SEQ} (baseline)`, 'µs', SEQ));
+
+// What one process hop costs on this machine right now, with nothing else in it: a sandbox call
+// is such a round trip plus the work at both ends.
+const HOPS = 1_000;
+const hops = new Bench({ time: 1000, iterations: 16, warmup: true, warmupTime: 200, retainSamples: true });
+const echo = spawn(process.execPath, [new URL('./echo-child.js', import.meta.url).pathname], { stdio: ['ignore', 'inherit', 'inherit', 'pipe', 'pipe', 'ipc'] });
+const [echoIn, echoOut] = [echo.stdio[3] as Writable, echo.stdio[4] as Readable];
+await new Promise<void>((resolve) => echo.once('spawn', () => resolve()));
+const frame = Buffer.from(JSON.stringify({ t: 'calls', runId: 1, items: [1, 'noop', '{"i":1}'] }));
+const roundTrips = (count: number, send: () => void, subscribe: (listener: () => void) => () => void) =>
+  new Promise<void>((resolve) => {
+    let left = count;
+    const unsubscribe = subscribe(() => {
+      if (--left === 0) {
+        unsubscribe();
+        resolve();
+      } else send();
+    });
+    send();
+  });
+hops
+  .add(`bare pipe round trip x${HOPS} (a ${frame.length}-byte frame)`, () =>
+    roundTrips(HOPS, () => echoIn.write(frame), (listener) => {
+      echoOut.on('data', listener);
+      return () => echoOut.off('data', listener);
+    }),
+  )
+  .add(`bare Node IPC round trip x${HOPS} (child.send)`, () =>
+    roundTrips(HOPS, () => echo.send({ i: 1 }), (listener) => {
+      echo.on('message', listener);
+      return () => echo.off('message', listener);
+    }),
+  );
+await hops.run();
+echo.kill();
+console.log('per round trip between two processes, nothing else done (the floor of a sandbox call)');
+console.table(table(hops, `bare pipe round trip x${HOPS} (a ${frame.length}-byte frame)`, 'µs', HOPS));
 
 const concurrent = new Bench({ time: 3000, warmup: true, warmupTime: 500, retainSamples: true });
 concurrent

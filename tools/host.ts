@@ -13,6 +13,7 @@ import type { JobManager, JobManagerOptions } from './jobs/job-types.js';
 import { DEFAULT_APPROVAL_TIMEOUT_MS, type ApprovalChannel } from './approval.js';
 import { runPipeline, type PipelineEnv } from './pipeline.js';
 import { ToolRegistry, type ToolSchema } from './registry.js';
+import { createEventDispatch } from './event-dispatch.js';
 import { runTurn } from './run-turn.js';
 import type { CallOptions, Disposable, ToolCall, ToolExecutionMode, ToolResult } from './types.js';
 
@@ -71,6 +72,9 @@ export interface ToolHost {
   close(): void;
 }
 
+/** The longest delay a Node timer takes. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
 /** Creates a tool host. */
 export function createToolHost(options: ToolHostOptions = {}): ToolHost {
   const registry = new ToolRegistry();
@@ -81,20 +85,12 @@ export function createToolHost(options: ToolHostOptions = {}): ToolHost {
     throw new RangeError(`createToolHost: maxConcurrency must be a positive integer, got ${String(options.maxConcurrency)}`);
   }
   const approvalTimeoutMs = options.approvalTimeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS;
+  // Node runs a longer timer at once (after 1 ms): every ask would time out.
+  if (typeof approvalTimeoutMs !== 'number' || !(approvalTimeoutMs > 0 && approvalTimeoutMs <= MAX_TIMER_MS)) {
+    throw new RangeError(`createToolHost: approvalTimeoutMs must be a number of ms above 0 and at most ${MAX_TIMER_MS} (about 24.8 days), got ${String(options.approvalTimeoutMs)}`);
+  }
   let sinks: readonly EventSink[] = options.onEvent ? [options.onEvent] : [];
-  let seq = 0;
-
-  const emit = (event: UnstampedEvent): ToolEvent => {
-    const stamped = { seq: ++seq, time: now(), ...event } as ToolEvent;
-    for (const sink of sinks) {
-      try {
-        sink(stamped);
-      } catch (err) {
-        process.emitWarning(`ptc-runtime: event sink threw on ${stamped.type} #${stamped.seq}: ${(err as Error)?.message ?? String(err)}`);
-      }
-    }
-    return stamped;
-  };
+  const emit: (event: UnstampedEvent) => ToolEvent = createEventDispatch(now, () => sinks);
 
   const jobs = createJobManager({ emit, now }, options.jobs);
 
@@ -118,7 +114,7 @@ export function createToolHost(options: ToolHostOptions = {}): ToolHost {
     executionMode: (call) => executionModeOf(registry.get(call?.name), call?.args),
     hooks,
     call: (call, callOptions) => runPipeline(env, call, callOptions),
-    runTurn: (calls, turnOptions) => runTurn(host, calls, { ...turnOptions, maxConcurrency }),
+    runTurn: (calls, turnOptions) => runTurn(host, calls, { ...turnOptions, maxConcurrency }, (call, callOptions, reason) => runPipeline(env, call, callOptions, reason)),
     emit,
     onEvent(sink) {
       sinks = [...sinks, sink];

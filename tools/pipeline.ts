@@ -47,8 +47,11 @@ function freezeResult(result: ToolResult): ToolResult {
   return Object.freeze({ ...result, additionalContexts: Object.freeze([...result.additionalContexts]) });
 }
 
-/** Runs one call through every step and returns its frozen result. */
-export async function runPipeline(env: PipelineEnv, call: ToolCall, options: CallOptions = {}): Promise<ToolResult> {
+/**
+ * Runs one call through every step and returns its frozen result. `refusal`: the caller (a turn)
+ * already knows the call must not run; it is recorded and refused as an `invalid-call`.
+ */
+export async function runPipeline(env: PipelineEnv, call: ToolCall, options: CallOptions = {}, refusal?: string): Promise<ToolResult> {
   const started = env.now();
   const callId = typeof call?.id === 'string' ? call.id : String(call?.id);
   const rawName: unknown = call?.name;
@@ -83,6 +86,18 @@ export async function runPipeline(env: PipelineEnv, call: ToolCall, options: Cal
   if (typeof call?.id !== 'string' || call.id === '') {
     env.emit({ type: 'tool/call', callId, toolName, args: loggableArgs(call?.args), argsValid: false, origin: logOrigin, ...(agent ? { agent } : {}) });
     return failure('invalid-call', `The call to "${toolName}" has no id: ToolCall.id must be a non-empty string (got ${call?.id === '' ? 'an empty string' : typeof call?.id}).`);
+  }
+
+  if (refusal !== undefined) {
+    env.emit({ type: 'tool/call', callId, toolName, args: loggableArgs(call?.args), argsValid: false, origin: logOrigin, ...(isAgentRef(agent) ? { agent } : {}) });
+    return failure('invalid-call', refusal);
+  }
+
+  // Approval asks for the agent and jobs are scoped to it: a malformed one is refused, never
+  // taken as "some agent" by one step and "no agent" by another.
+  if (agent !== undefined && !isAgentRef(agent)) {
+    env.emit({ type: 'tool/call', callId, toolName, args: loggableArgs(call?.args), argsValid: false, origin: logOrigin });
+    return failure('invalid-call', `The call to "${toolName}" names a malformed agent: CallOptions.agent must be { id: a non-empty string, name?: a string }.`);
   }
 
   // 1. Look the tool up (own entries only).
@@ -162,8 +177,13 @@ export async function runPipeline(env: PipelineEnv, call: ToolCall, options: Cal
   // one every call shares.
   const exec = new CallContext(callId, toolName, agent, origin, env.host, signal);
   const draft: ResultDraft = { isError: false, additionalContexts, applied: [] };
+  // Once the body's step is over, a middleware that kept `next` cannot run the body any more:
+  // it would run outside the call, after its result, with no event recording it.
+  let bodyStepOver = false;
   try {
-    const raw = await raceAbort(runMiddleware(env.hooks, execution, () => tool.execute(args, exec)), signal, () => exec.abort(), tool.abortGraceMs ?? 0);
+    const chain = runMiddleware(env.hooks, execution, () => tool.execute(args, exec), () => bodyStepOver);
+    const raw = await raceAbort(chain, signal, () => exec.abort(), tool.abortGraceMs ?? 0);
+    bodyStepOver = true;
     if (raw === ABORTED) return failure('aborted', `The call to "${toolName}" was cancelled while running.`, { additionalContexts });
     // 7. Materialize the result.
     try {
@@ -176,6 +196,8 @@ export async function runPipeline(env: PipelineEnv, call: ToolCall, options: Cal
   } catch (err) {
     draft.isError = true;
     draft.error = { kind: 'execution', message: `"${toolName}" failed: ${errorText(err)}` };
+  } finally {
+    bodyStepOver = true;
   }
 
   // 8. Post-execute waterfall.
@@ -256,8 +278,11 @@ function resultOf(draft: ResultDraft, callId: string, toolName: string): ToolRes
   };
 }
 
-/** Composes the execute middleware around the body; first registered is outermost. */
-function runMiddleware(hooks: HookLists, execution: ToolExecution, body: () => unknown): Promise<unknown> {
+/**
+ * Composes the execute middleware around the body; first registered is outermost. Each `next`
+ * runs once, and not at all once `over()` (the call's body step has ended).
+ */
+function runMiddleware(hooks: HookLists, execution: ToolExecution, body: () => unknown, over: () => boolean): Promise<unknown> {
   let next: () => Promise<unknown> = async () => body();
   const chain = hooks.middleware;
   for (let i = chain.length - 1; i >= 0; i--) {
@@ -267,6 +292,7 @@ function runMiddleware(hooks: HookLists, execution: ToolExecution, body: () => u
       let called = false;
       const once = () => {
         if (called) return Promise.reject(new Error(`execute middleware #${i} called next() twice`));
+        if (over()) return Promise.reject(new Error(`execute middleware #${i} called next() after the call had ended`));
         called = true;
         return inner();
       };
@@ -313,4 +339,14 @@ function raceAbort<T>(promise: Promise<T>, signal: AbortSignal, onAbort: () => v
       },
     );
   });
+}
+
+function isAgentRef(agent: unknown): boolean {
+  try {
+    if (typeof agent !== 'object' || agent === null) return false;
+    const { id, name } = agent as { id?: unknown; name?: unknown };
+    return typeof id === 'string' && id !== '' && (name === undefined || typeof name === 'string');
+  } catch {
+    return false;
+  }
 }

@@ -10,6 +10,7 @@
  * A listener that throws or returns a malformed decision blocks (fail closed).
  */
 import type { Tool } from './define-tool.js';
+import { errorText } from './errors.js';
 import type { PostExecuteListener } from './hooks.js';
 import type { JsonValue } from './json.js';
 import { materializeValue, ValidationError } from './materialize.js';
@@ -28,19 +29,34 @@ export interface ResultDraft {
   applied: { index: number; type: PostToolDecision['type'] }[];
 }
 
-function isPostDecision(d: unknown): d is PostToolDecision {
-  if (typeof d !== 'object' || d === null) return false;
-  const x = d as Record<string, unknown>;
-  if (x.additionalContext !== undefined && typeof x.additionalContext !== 'string') return false;
-  switch (x.type) {
-    case 'replace-content':
-      return Array.isArray(x.content);
-    case 'replace-value':
-      return 'value' in x;
-    case 'block':
-      return typeof x.reason === 'string';
-    default:
-      return false;
+/**
+ * A listener's return as a fresh decision, or undefined when it is not one. Each field is read
+ * once, and a read that throws (a Proxy's trap, a getter) makes it "not a decision", never an
+ * exception out of the pipeline.
+ */
+function readPostDecision(d: unknown): PostToolDecision | undefined {
+  try {
+    if (typeof d !== 'object' || d === null) return undefined;
+    const x = d as Record<string, unknown>;
+    const { type, additionalContext } = x;
+    if (additionalContext !== undefined && typeof additionalContext !== 'string') return undefined;
+    const extra = additionalContext === undefined ? {} : { additionalContext };
+    switch (type) {
+      case 'replace-content': {
+        const content = x.content;
+        return Array.isArray(content) ? { type, content, ...extra } : undefined;
+      }
+      case 'replace-value':
+        return 'value' in x ? { type, value: x.value as JsonValue, ...extra } : undefined;
+      case 'block': {
+        const reason = x.reason;
+        return typeof reason === 'string' ? { type, reason, ...extra } : undefined;
+      }
+      default:
+        return undefined;
+    }
+  } catch {
+    return undefined;
   }
 }
 
@@ -57,13 +73,12 @@ export async function applyPostExecute(options: {
     let d: unknown;
     try {
       d = listeners[index]!(execution, snapshot());
-      if (d instanceof Promise) d = await d;
+      if (isPromise(d)) d = await d;
     } catch (err) {
-      d = { type: 'block', reason: `post-execute listener #${index} failed: ${err instanceof Error ? err.message : String(err)}` };
+      d = { type: 'block', reason: `post-execute listener #${index} failed: ${errorText(err)}` };
     }
     if (d === undefined) continue;
-    if (!isPostDecision(d)) d = { type: 'block', reason: `post-execute listener #${index} returned an invalid decision` };
-    const decision = d as PostToolDecision;
+    const decision: PostToolDecision = readPostDecision(d) ?? { type: 'block', reason: `post-execute listener #${index} returned an invalid decision` };
     if (decision.additionalContext) draft.additionalContexts.push(decision.additionalContext);
     draft.applied.push({ index, type: decision.type });
 
@@ -82,8 +97,8 @@ export async function applyPostExecute(options: {
         draft.isError = true;
         delete draft.value;
         draft.content = undefined;
-        draft.blocked = { reason: (err as Error).message, index };
-        draft.error = { kind: 'blocked', message: `The result of "${tool.name}" was withheld: ${(err as Error).message}` };
+        draft.blocked = { reason: errorText(err), index };
+        draft.error = { kind: 'blocked', message: `The result of "${tool.name}" was withheld: ${errorText(err)}` };
         return;
       }
       continue;
@@ -94,14 +109,24 @@ export async function applyPostExecute(options: {
       delete draft.error;
       draft.content = undefined;
     } catch (err) {
-      if (!(err instanceof ValidationError)) throw err;
+      // Not only a ValidationError: a replacement with a throwing trap or too deep to copy is
+      // just as invalid, and must not throw out of the pipeline.
+      const why = err instanceof ValidationError ? err.message : `it could not be copied (${errorText(err)})`;
       draft.isError = true;
       delete draft.value;
       draft.content = undefined;
       draft.error = {
         kind: 'invalid-output',
-        message: `A replacement value for "${tool.name}" from post-execute listener #${index} does not match the output schema: ${err.message}`,
+        message: `A replacement value for "${tool.name}" from post-execute listener #${index} does not match the output schema: ${why}`,
       };
     }
+  }
+}
+
+function isPromise(value: unknown): boolean {
+  try {
+    return value instanceof Promise;
+  } catch {
+    return false;
   }
 }

@@ -29,11 +29,26 @@ const ALLOW: PreToolDecision = Object.freeze({ type: 'allow' });
 
 /** Checks that a listener's return is a well-formed pre-execute decision. */
 export function isPreToolDecision(value: unknown): value is PreToolDecision {
-  if (typeof value !== 'object' || value === null) return false;
-  const d = value as Record<string, unknown>;
-  if (d.additionalContext !== undefined && typeof d.additionalContext !== 'string') return false;
-  if (d.type === 'allow') return true;
-  return (d.type === 'deny' || d.type === 'ask') && typeof d.reason === 'string';
+  return readPreDecision(value) !== undefined;
+}
+
+/**
+ * A listener's return as a fresh frozen decision, or undefined when it is not one. Each field is
+ * read once (a getter cannot show one value to the check and another to the use), and a read
+ * that throws (a Proxy's trap, a getter) makes it "not a decision", never an exception.
+ */
+function readPreDecision(value: unknown): PreToolDecision | undefined {
+  try {
+    if (typeof value !== 'object' || value === null) return undefined;
+    const { type, reason, additionalContext } = value as Record<string, unknown>;
+    if (additionalContext !== undefined && typeof additionalContext !== 'string') return undefined;
+    const extra = additionalContext === undefined ? {} : { additionalContext };
+    if (type === 'allow') return Object.freeze({ type, ...extra });
+    if ((type === 'deny' || type === 'ask') && typeof reason === 'string') return Object.freeze({ type, reason, ...extra });
+    return undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Runs the waterfall and then the guards over a frozen execution. */
@@ -50,15 +65,12 @@ export async function decidePreExecute(
     let next: unknown;
     try {
       next = listeners[index]!(execution, decision);
-      if (next instanceof Promise) next = await next;
+      if (isThenable(next)) next = await next;
     } catch (err) {
       next = { type: 'deny', reason: `pre-execute listener #${index} failed: ${errorText(err)}` };
     }
     if (next === undefined) continue;
-    if (!isPreToolDecision(next)) {
-      next = { type: 'deny', reason: `pre-execute listener #${index} returned an invalid decision` };
-    }
-    decision = Object.freeze({ ...(next as PreToolDecision) });
+    decision = readPreDecision(next) ?? Object.freeze({ type: 'deny', reason: `pre-execute listener #${index} returned an invalid decision` });
     source = { kind: 'listener', index };
     if (decision.additionalContext) additionalContexts.push(decision.additionalContext);
   }
@@ -73,10 +85,20 @@ export async function decidePreExecute(
     if (reason === undefined) continue;
     if (typeof reason !== 'string') {
       // An async guard returns a Promise: refuse rather than ignore it.
-      if (reason instanceof Promise) reason.catch(() => {});
-      reason = `guard #${index} returned ${reason instanceof Promise ? 'a Promise (guards must be synchronous)' : 'a non-string'}`;
+      const promise = isThenable(reason);
+      if (promise) Promise.resolve(reason).catch(() => {});
+      reason = `guard #${index} returned ${promise ? 'a Promise (guards must be synchronous)' : 'a non-string'}`;
     }
     return { decision: Object.freeze({ type: 'deny', reason: reason as string }), source: { kind: 'guard', index }, additionalContexts };
   }
   return { decision, source, additionalContexts };
+}
+
+/** `value instanceof Promise`, without letting a hostile value's traps throw out of the check. */
+function isThenable(value: unknown): boolean {
+  try {
+    return value instanceof Promise;
+  } catch {
+    return false;
+  }
 }

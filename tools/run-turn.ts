@@ -6,15 +6,53 @@
  */
 import type { ToolHost, TurnOptions } from './host.js';
 import { CallScheduler } from './scheduler.js';
-import type { ToolCall, ToolResult } from './types.js';
+import type { CallOptions, ToolCall, ToolResult } from './types.js';
 
-/** Runs `calls` as one turn on `host`. */
+/** Records and refuses a call without running it (the host's pipeline). */
+export type RefuseCall = (call: ToolCall, options: CallOptions, reason: string) => Promise<ToolResult>;
+
+/**
+ * Runs `calls` as one turn on `host`. A call whose id an earlier call of the turn already has is
+ * refused (`invalid-call`), not run: every event and the result are keyed by the id, and two
+ * calls under one id could not be told apart in the trace.
+ */
 export async function runTurn(
   host: ToolHost,
   calls: readonly ToolCall[],
   options: TurnOptions & { maxConcurrency: number },
+  refuse: RefuseCall,
 ): Promise<ToolResult[]> {
+  if (!Array.isArray(calls)) throw new TypeError(`runTurn(calls): calls must be an array of tool calls, got ${calls === null ? 'null' : typeof calls}`);
   const scheduler = new CallScheduler(options.maxConcurrency);
   const callOptions = { ...(options.agent ? { agent: options.agent } : {}), ...(options.signal ? { signal: options.signal } : {}) };
-  return Promise.all(calls.map((call) => scheduler.submit(host.executionMode(call), () => host.call(call, callOptions))));
+  const ids = new Set<string>();
+  // Array.from visits holes too: a missing call is an `invalid-call` result in its place.
+  return Promise.all(
+    Array.from(calls, (call: ToolCall | undefined) => {
+      const id = readId(call);
+      if (id !== undefined && ids.has(id)) {
+        const name = readName(call);
+        return refuse(call as ToolCall, callOptions, `The call to "${name.slice(0, 200)}" reuses the id "${id.slice(0, 200)}" of an earlier call in this turn; each call needs its own id. It was not run.`);
+      }
+      if (id !== undefined) ids.add(id);
+      return scheduler.submit(host.executionMode(call as ToolCall), () => host.call(call as ToolCall, callOptions));
+    }),
+  );
+}
+
+function readId(call: unknown): string | undefined {
+  try {
+    const id = (call as { id?: unknown } | null | undefined)?.id;
+    return typeof id === 'string' && id !== '' ? id : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function readName(call: unknown): string {
+  try {
+    return String((call as { name?: unknown }).name);
+  } catch {
+    return '(unreadable name)';
+  }
 }

@@ -140,9 +140,18 @@ describe('a turn with malformed calls', () => {
       { id: 'dup', name: 'act', args: {} },
     ]);
     expect(results[0]).toMatchObject({ isError: false, value: 'ran' });
-    expect(results[1]).toMatchObject({ isError: true, error: { kind: 'invalid-call', message: expect.stringContaining('reuses the id "dup"') } });
+    expect(results[1]).toMatchObject({ callId: 'dup#2', isError: true, error: { kind: 'invalid-call', message: expect.stringContaining('reuses the id "dup"') } });
     expect(runs()).toBe(1);
-    expect(events.filter((e) => e.type === 'tool/call' && (e as { argsValid: boolean }).argsValid)).toHaveLength(1);
+    // The refusal is recorded under its own id: the trace never attaches it to the call that ran.
+    expect(events.filter((e) => e.type === 'tool/result' && e.callId === 'dup').map((e) => (e as { isError: boolean }).isError)).toEqual([false]);
+    expect(events.filter((e) => e.type === 'tool/call').map((e) => e.callId)).toEqual(['dup', 'dup#2']);
+    // An id a later call already uses is not taken for the refusal.
+    const taken = await host.runTurn([
+      { id: 'x', name: 'act', args: {} },
+      { id: 'x', name: 'act', args: {} },
+      { id: 'x#2', name: 'act', args: {} },
+    ]);
+    expect(taken.map((r) => r.callId)).toEqual(['x', 'x#3', 'x#2']);
   });
 
   it('gives an invalid-call result in place of a hole, and throws a clear error for a non-array', async () => {

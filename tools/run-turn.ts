@@ -14,7 +14,8 @@ export type RefuseCall = (call: ToolCall, options: CallOptions, reason: string) 
 /**
  * Runs `calls` as one turn on `host`. A call whose id an earlier call of the turn already has is
  * refused (`invalid-call`), not run: every event and the result are keyed by the id, and two
- * calls under one id could not be told apart in the trace.
+ * calls under one id could not be told apart in the trace. The refusal is recorded under an id
+ * of its own (`<id>#2`, `#3`, ...), so nothing in the trace attaches it to the call that ran.
  */
 export async function runTurn(
   host: ToolHost,
@@ -25,14 +26,21 @@ export async function runTurn(
   if (!Array.isArray(calls)) throw new TypeError(`runTurn(calls): calls must be an array of tool calls, got ${calls === null ? 'null' : typeof calls}`);
   const scheduler = new CallScheduler(options.maxConcurrency);
   const callOptions = { ...(options.agent ? { agent: options.agent } : {}), ...(options.signal ? { signal: options.signal } : {}) };
+  const all = Array.from(calls, (call: ToolCall | undefined) => call);
+  const taken = new Set(all.map(readId).filter((id): id is string => id !== undefined));
   const ids = new Set<string>();
   // Array.from visits holes too: a missing call is an `invalid-call` result in its place.
   return Promise.all(
-    Array.from(calls, (call: ToolCall | undefined) => {
+    all.map((call) => {
       const id = readId(call);
       if (id !== undefined && ids.has(id)) {
         const name = readName(call);
-        return refuse(call as ToolCall, callOptions, `The call to "${name.slice(0, 200)}" reuses the id "${id.slice(0, 200)}" of an earlier call in this turn; each call needs its own id. It was not run.`);
+        let n = 2;
+        while (taken.has(`${id}#${n}`)) n++;
+        const own = `${id}#${n}`;
+        taken.add(own);
+        const message = `The call to "${name.slice(0, 200)}" reuses the id "${id.slice(0, 200)}" of an earlier call in this turn; each call needs its own id. It was not run (recorded as "${own.slice(0, 220)}").`;
+        return refuse({ id: own, name, args: readArgs(call) }, callOptions, message);
       }
       if (id !== undefined) ids.add(id);
       return scheduler.submit(host.executionMode(call as ToolCall), () => host.call(call as ToolCall, callOptions));
@@ -54,5 +62,13 @@ function readName(call: unknown): string {
     return String((call as { name?: unknown }).name);
   } catch {
     return '(unreadable name)';
+  }
+}
+
+function readArgs(call: unknown): unknown {
+  try {
+    return (call as { args?: unknown }).args;
+  } catch {
+    return undefined;
   }
 }

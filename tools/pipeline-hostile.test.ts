@@ -188,3 +188,23 @@ describe('approvalTimeoutMs', () => {
     expect(() => createToolHost({ approvalTimeoutMs: 60_000 })).not.toThrow();
   });
 });
+
+describe('what a tool returns or throws, at the extremes', () => {
+  it('cuts its own error text at 16 KiB, saying where', async () => {
+    const { host } = hostWithTool([], () => {
+      throw new Error('x'.repeat(5_000_000));
+    });
+    const result = await host.call({ id: '1', name: 'act', args: {} });
+    expect(result.error?.kind).toBe('execution');
+    expect(result.error!.message.length).toBeLessThan(17_000);
+    expect(result.error!.message).toMatch(/\[cut at 16384 characters of 5000000\]$/);
+  });
+
+  it('fails a value nested too deeply to copy as invalid-output, not as the tool failing', async () => {
+    let deep: unknown = 1;
+    for (let i = 0; i < 200_000; i++) deep = [deep];
+    const { host } = hostWithTool([], () => deep as never);
+    const result = await host.call({ id: '1', name: 'act', args: {} });
+    expect(result.error).toMatchObject({ kind: 'invalid-output', message: expect.stringContaining('nested too deeply') });
+  });
+});

@@ -189,13 +189,15 @@ export async function runPipeline(env: PipelineEnv, call: ToolCall, options: Cal
     try {
       draft.value = materializeValue(tool.output.schema, raw);
     } catch (err) {
-      if (!(err instanceof ValidationError)) throw err;
+      const tooDeep = err instanceof RangeError && /call stack/i.test(err.message);
+      if (!(err instanceof ValidationError) && !tooDeep) throw err;
       draft.isError = true;
-      draft.error = { kind: 'invalid-output', message: `"${toolName}" returned an invalid value: ${err.message}` };
+      const why = tooDeep ? 'value: it is nested too deeply to copy' : (err as Error).message;
+      draft.error = { kind: 'invalid-output', message: `"${toolName}" returned an invalid value: ${why}` };
     }
   } catch (err) {
     draft.isError = true;
-    draft.error = { kind: 'execution', message: `"${toolName}" failed: ${errorText(err)}` };
+    draft.error = { kind: 'execution', message: `"${toolName}" failed: ${clip(errorText(err))}` };
   } finally {
     bodyStepOver = true;
   }
@@ -349,4 +351,11 @@ function isAgentRef(agent: unknown): boolean {
   } catch {
     return false;
   }
+}
+
+/** Longest error text of a tool's own that a result carries (the model reads it). */
+const MAX_ERROR_CHARS = 16 * 1024;
+
+function clip(text: string): string {
+  return text.length <= MAX_ERROR_CHARS ? text : `${text.slice(0, MAX_ERROR_CHARS)} ... [cut at ${MAX_ERROR_CHARS} characters of ${text.length}]`;
 }

@@ -45,6 +45,15 @@ describe('when verifying a trace from the command line', () => {
     expect(JSON.parse(r.out).problems[0]).toMatchObject({ line: at + 1, kind: 'edited' });
   });
 
+  it('shows a trace whose header line was deleted as a broken chain, not as a plain log', async () => {
+    const headless = join(dir, 'headless.jsonl');
+    writeFileSync(headless, readFileSync(tracePath, 'utf8').split('\n').slice(1).join('\n'));
+    const r = await capture(['trace', 'show', headless, '--no-color']);
+    expect(r.code).toBe(1);
+    expect(r.err).toMatch(/CHAIN BROKEN/);
+    expect(r.err).not.toMatch(/plain session log/);
+  });
+
   it('exits 2 with one line on stderr for a missing file', async () => {
     const r = await capture(['trace', 'verify', join(dir, 'nope.jsonl')]);
     expect(r.code).toBe(2);
@@ -71,7 +80,12 @@ describe('when showing a trace', () => {
 
   it('shows a plain session log but says it cannot be verified', async () => {
     const plain = join(dir, 'plain.jsonl');
-    writeFileSync(plain, readFileSync(tracePath, 'utf8').split('\n').slice(1, -2).join('\n') + '\n');
+    // A session log as jsonlFileSink writes it: the events, no header, no hash chain.
+    const events = readFileSync(tracePath, 'utf8').split('\n').slice(1, -2).map((l) => {
+      const { prevHash: _chain, ...event } = JSON.parse(l) as Record<string, unknown>;
+      return JSON.stringify(event);
+    });
+    writeFileSync(plain, events.join('\n') + '\n');
     const r = await capture(['trace', 'show', plain]);
     expect(r.code).toBe(0);
     expect(r.err).toMatch(/plain session log/);

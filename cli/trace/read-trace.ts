@@ -36,11 +36,15 @@ export function readTraceText(path: string): string {
   }
 }
 
+const CHAINED_LINE = /^\s*\{.*"prevHash"\s*:\s*"[0-9a-f]{64}"/;
+
 /** Loads a trace or plain session log. */
 export function loadTrace(path: string): LoadedTrace {
   const text = readTraceText(path);
   const firstLine = text.slice(0, text.indexOf('\n') === -1 ? text.length : text.indexOf('\n'));
-  if (firstLine.includes('"trace/header"')) {
+  // Lines that carry `prevHash` are a hash-chained trace even when its header was cut off:
+  // verified (and reported broken), never shown as an unverifiable plain log.
+  if (firstLine.includes('"trace/header"') || CHAINED_LINE.test(firstLine)) {
     const verification = verifyTrace(text);
     return { path, events: verification.events, verification, unreadable: [] };
   }

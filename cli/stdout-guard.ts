@@ -16,10 +16,13 @@ export interface ReservedStdout {
 export function reserveStdout(): ReservedStdout {
   const stdout = process.stdout;
   const own = Object.getOwnPropertyDescriptor(stdout, 'write');
-  const write = stdout.write.bind(stdout) as (chunk: string | Uint8Array, callback: (err?: Error | null) => void) => boolean;
+  const write = stdout.write.bind(stdout) as (chunk: string | Uint8Array) => boolean;
   const out = new Writable({
+    // Done once stdout took the chunk (at once, or after its 'drain'): not waiting for a write
+    // callback, which a stream standing in for stdout may never call.
     write(chunk: string | Uint8Array, _encoding, callback) {
-      write(chunk, callback);
+      if (write(chunk)) callback();
+      else stdout.once('drain', () => callback());
     },
   });
   const toStderr = (...args: unknown[]) => (process.stderr.write as (...a: unknown[]) => boolean)(...args);
@@ -34,4 +37,14 @@ export function reserveStdout(): ReservedStdout {
       else delete (stdout as { write?: unknown }).write;
     },
   };
+}
+
+/** Runs `work` with stdout reserved for what it writes to `out`; gives stdout back after. */
+export async function withReservedStdout<T>(work: (out: Writable) => Promise<T>): Promise<T> {
+  const stdout = reserveStdout();
+  try {
+    return await work(stdout.out);
+  } finally {
+    stdout.release();
+  }
 }

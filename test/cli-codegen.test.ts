@@ -28,6 +28,14 @@ describe('when running ptc codegen', () => {
     expect(r.out).toBe(generateToolTypes(fixtureTools).declarations);
   });
 
+  it('prints only the declarations on stdout, whatever the tools module writes there', async () => {
+    const noisy = script('noisy-tools.ts', `process.stdout.write('loading noisy tools\\n');\nexport * from ${JSON.stringify(TOOLS)};\n`);
+    const r = await capture(['codegen', '--tools', noisy]);
+    expect(r.code, r.err).toBe(0);
+    expect(r.out).toBe(generateToolTypes(fixtureTools).declarations);
+    expect(r.err).toContain('loading noisy tools');
+  });
+
   it('writes them to --out and says so on stderr', async () => {
     const out = join(dir, 'tools.d.ts');
     const r = await capture(['codegen', '--tools', TOOLS, '--out', out]);

@@ -9,6 +9,7 @@ import type { Command } from 'commander';
 import type { CodeDiagnostic } from '../../codegen/index.js';
 import { CliError, EXIT } from '../errors.js';
 import { loadToolsModule } from '../load-tools.js';
+import { withReservedStdout } from '../stdout-guard.js';
 import { declarationsFor, DEFAULT_EXCLUDED_TOOLS } from './codegen.js';
 
 function readScript(path: string): string {
@@ -35,19 +36,22 @@ export function registerCheck(program: Command): void {
     .requiredOption('--tools <module>', 'module exporting the tools (a tools array, a host, or tools made with defineTool)')
     .option('--json', 'print the result as JSON ({ ok, diagnostics })')
     .addHelpText('after', '\nExit codes: 0 no errors, 1 the program has type errors, 2 usage or input error.')
-    .action(async (script: string, opts: { tools: string; json?: boolean }) => {
-      const code = readScript(script);
-      const host = await loadToolsModule(opts.tools);
-      const generated = await declarationsFor(host, DEFAULT_EXCLUDED_TOOLS, opts.tools);
-      const { checkCode } = await import('../../codegen/index.js');
-      const result = checkCode(code, generated);
-      if (opts.json) {
-        process.stdout.write(JSON.stringify(result, null, 2) + '\n');
-      } else {
-        for (const d of result.diagnostics) process.stdout.write(formatDiagnostic(script, d) + '\n');
-        const errors = result.diagnostics.filter((d) => d.category === 'error').length;
-        process.stderr.write(result.ok ? `ok: ${script} type-checks against ${generated.tools.length} tools\n` : `${errors} error${errors === 1 ? '' : 's'} in ${script}\n`);
-      }
-      if (!result.ok) process.exitCode = EXIT.failed;
-    });
+    .action((script: string, opts: { tools: string; json?: boolean }) =>
+      // The diagnostics (or the JSON) are the only thing on stdout, whatever the tools module prints.
+      withReservedStdout(async (stdout) => {
+        const code = readScript(script);
+        const host = await loadToolsModule(opts.tools);
+        const generated = await declarationsFor(host, DEFAULT_EXCLUDED_TOOLS, opts.tools);
+        const { checkCode } = await import('../../codegen/index.js');
+        const result = checkCode(code, generated);
+        if (opts.json) {
+          stdout.write(JSON.stringify(result, null, 2) + '\n');
+        } else {
+          for (const d of result.diagnostics) stdout.write(formatDiagnostic(script, d) + '\n');
+          const errors = result.diagnostics.filter((d) => d.category === 'error').length;
+          process.stderr.write(result.ok ? `ok: ${script} type-checks against ${generated.tools.length} tools\n` : `${errors} error${errors === 1 ? '' : 's'} in ${script}\n`);
+        }
+        if (!result.ok) process.exitCode = EXIT.failed;
+      }),
+    );
 }

@@ -8,6 +8,7 @@ import type { GeneratedToolTypes } from '../../codegen/index.js';
 import type { ToolHost } from '../../tools/index.js';
 import { CliError } from '../errors.js';
 import { loadToolsModule } from '../load-tools.js';
+import { withReservedStdout } from '../stdout-guard.js';
 
 /** Tools left out unless `--include-run-code`: a program cannot call run_code itself. */
 export const DEFAULT_EXCLUDED_TOOLS: readonly string[] = ['run_code'];
@@ -40,20 +41,23 @@ export function registerCodegen(program: Command): void {
     .option('--exclude <tool>', 'leave a tool out (repeatable)', collect)
     .option('--include-run-code', 'keep run_code in the declarations (left out by default)')
     .addHelpText('after', '\nWarnings (parts typed as unknown) go to stderr. Exit codes: 0 ok, 2 usage or input error.')
-    .action(async (opts: { tools: string; out?: string; exclude?: string[]; includeRunCode?: boolean }) => {
-      const host = await loadToolsModule(opts.tools);
-      const exclude = [...(opts.includeRunCode ? [] : DEFAULT_EXCLUDED_TOOLS), ...(opts.exclude ?? [])];
-      const generated = await declarationsFor(host, exclude, opts.tools);
-      for (const warning of generated.warnings) process.stderr.write(`warning: ${warning}\n`);
-      if (opts.out === undefined) {
-        process.stdout.write(generated.declarations);
-        return;
-      }
-      try {
-        writeFileSync(opts.out, generated.declarations);
-      } catch (err) {
-        throw new CliError(`cannot write ${opts.out}: ${(err as Error).message}`);
-      }
-      process.stderr.write(`wrote ${opts.out} (${generated.tools.length} tools)\n`);
-    });
+    .action((opts: { tools: string; out?: string; exclude?: string[]; includeRunCode?: boolean }) =>
+      // The declarations are the only thing on stdout, whatever the tools module prints.
+      withReservedStdout(async (stdout) => {
+        const host = await loadToolsModule(opts.tools);
+        const exclude = [...(opts.includeRunCode ? [] : DEFAULT_EXCLUDED_TOOLS), ...(opts.exclude ?? [])];
+        const generated = await declarationsFor(host, exclude, opts.tools);
+        for (const warning of generated.warnings) process.stderr.write(`warning: ${warning}\n`);
+        if (opts.out === undefined) {
+          stdout.write(generated.declarations);
+          return;
+        }
+        try {
+          writeFileSync(opts.out, generated.declarations);
+        } catch (err) {
+          throw new CliError(`cannot write ${opts.out}: ${(err as Error).message}`);
+        }
+        process.stderr.write(`wrote ${opts.out} (${generated.tools.length} tools)\n`);
+      }),
+    );
 }

@@ -292,6 +292,27 @@ describe('when record values or tuple elements may be absent', () => {
   });
 });
 
+describe('when an array\'s elements are optional or defaulted', () => {
+  // JSON has no undefined element: a program's becomes null (refused by the schema), a tool's is
+  // refused by the pipeline. The element type is the type without undefined, on both sides.
+  const tools = [
+    tool('arrin', { parameters: z.object({ xs: z.array(z.string().optional()), ys: z.array(z.number().default(1)) }) }),
+    tool('arrout', { output: { schema: z.array(z.string().optional()) } }),
+  ];
+
+  it('types the element without undefined', () => {
+    expect(typesOf(tools, 'arrin').argsType).toMatch(/xs: string\[\];/);
+    expect(typesOf(tools, 'arrin').argsType).toMatch(/ys: number\[\];/);
+    expect(typesOf(tools, 'arrout').outputType).toBe('string[]');
+  });
+
+  it('refuses a program that would send an undefined element', () => {
+    expect(checks(tools, 'return await tools.arrin({ xs: ["a", undefined], ys: [] });')).toBe(false);
+    expect(checks(tools, 'return await tools.arrin({ xs: ["a"], ys: [2] });')).toBe(true);
+    expect(checks(tools, 'const v = await tools.arrout(); return v.map((s) => s.length);')).toBe(true);
+  });
+});
+
 describe('when literals and keys are not ASCII', () => {
   const values = ['Zürich', '東京', '😀', 'a\u202Eb', '\\u00FC', 'zero\u200Bwidth', 'line\u2028sep', 'nb\u00A0sp', 'lone\uD800'] as const;
   const tools = [

@@ -291,6 +291,13 @@ function makeOptions(ctx: TypeContext): ZodToTsOptions {
       if (def.type === 'object') return objectNode(schema, def, options, side);
       if (def.type === 'record') return recordNode(def, options, side);
       if (def.type === 'tuple') return tupleNode(def, options, side);
+      if (def.type === 'array') {
+        // JSON has no undefined array element (a program's becomes null; a tool's is refused):
+        // an optional or defaulted element type is the type without it.
+        const element = def.element as z.core.$ZodType;
+        const present = unwrapOptional(element, side);
+        return present === element ? undefined : f.createArrayTypeNode(convert(present, options));
+      }
       if (def.type === 'pipe') {
         const inner = (side === 'input' ? def.in : def.out) as z.core.$ZodType;
         if (defOf(inner).type === 'transform') {

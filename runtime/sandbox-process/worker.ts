@@ -122,7 +122,7 @@ function awaitReply(): void {
   }
 }
 
-/** Sends the queued calls; `thenAwait`: poll for their outcomes (only where nothing else is pending). */
+/** Sends the queued calls; `thenAwait`: then poll for their outcomes for a while ({@link awaitReply}). */
 function flushCalls(run: CurrentRun, thenAwait = false): void {
   run.flushScheduled = false;
   if (run.queue.length === 0) return;

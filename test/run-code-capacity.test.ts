@@ -23,33 +23,37 @@ function hostWith(tools: Record<string, Parameters<typeof createRunCodeTool>[0]>
 }
 
 describe('when every sandbox process is busy', () => {
-  it('does not count the wait for a free process against the waiting run\'s wallMs, and reports it as queuedMs', async () => {
+  /**
+   * One sandbox process, held by a run that waits `busyMs` in a tool; then a second run, with
+   * its own `wallMs`, has to wait for that process. Returns the second run's result and the first's.
+   */
+  async function queuedBehind(busyMs: number, wallMs: number, code: string) {
     const runner = createProcessRunner({ poolSize: 1, maxProcesses: 1 });
     opened.push(runner);
-    const { run } = hostWith({ busy: { runner }, next: { runner, limits: { wallMs: 1_000 } } });
-    const busy = run('busy', 'await tools.wait({ ms: 700 }); return "busy";');
+    const { run } = hostWith({ busy: { runner }, next: { runner, limits: { wallMs } } });
+    const busy = run('busy', `await tools.wait({ ms: ${busyMs} }); return "busy";`);
     await new Promise((r) => setTimeout(r, 50));
+    const next = await run('next', code);
+    return { next, busy: await busy };
+  }
+
+  it('does not count the wait for a free process against the waiting run\'s wallMs, and reports it as queuedMs', async () => {
     // Waits ~650 ms for the process, then runs 500 ms: 1,150 ms in all, over wallMs, yet the
     // program itself took half of it.
-    const next = await run('next', 'await tools.wait({ ms: 500 }); return "next";');
+    const { next, busy } = await queuedBehind(700, 1_000, 'await tools.wait({ ms: 500 }); return "next";');
     expect(next.isError).toBe(false);
     const value = next.value as unknown as RunCodeValue;
     expect(value.result).toBe('next');
     expect(value.stats.queuedMs).toBeGreaterThan(400);
     expect(value.stats.runMs).toBeGreaterThanOrEqual(value.stats.queuedMs);
-    expect((await busy).isError).toBe(false);
+    expect(busy.isError).toBe(false);
   });
 
   it('gives up after wallMs of waiting, with an error that says no process was free and the program did not run', async () => {
-    const runner = createProcessRunner({ poolSize: 1, maxProcesses: 1 });
-    opened.push(runner);
-    const { run } = hostWith({ busy: { runner }, next: { runner, limits: { wallMs: 300 } } });
-    const busy = run('busy', 'await tools.wait({ ms: 1000 }); return "busy";');
-    await new Promise((r) => setTimeout(r, 50));
-    const next = await run('next', 'return "never";');
+    const { next, busy } = await queuedBehind(1_000, 300, 'return "never";');
     expect(next.isError).toBe(true);
     expect(next.error?.message).toMatch(/No sandbox process became free within wallMs=300 ms \(all 1 were running other programs\); this program did not run/);
-    expect((await busy).isError).toBe(false);
+    expect(busy.isError).toBe(false);
   });
 });
 

@@ -1,27 +1,47 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
+// The built code loads TypeScript and zod-to-ts through CommonJS re-exports
+// (codegen/*-module.cts) that Vite does not transform; under test, import the packages.
+const resolve = {
+  alias: [
+    { find: /^.*\/typescript-module\.cjs$/, replacement: 'typescript' },
+    { find: /^.*\/zod-to-ts-module\.cjs$/, replacement: fileURLToPath(new URL('./test/support/zod-to-ts-default.ts', import.meta.url)) },
+  ],
+};
+
+/**
+ * Two projects. `unit`: the co-located tests of the layers that never load isolated-vm or start
+ * sandbox processes, in worker threads (fast start; `npm run test:unit` is the inner loop).
+ * `e2e`: everything else (`test/`, the runtime, the adapters), each file in a forked process
+ * started with `--no-node-snapshot`, as isolated-vm's README requires on Node 20+.
+ *
+ * Type-level tests (`*.test-d.ts`) are checked once, by `tsc --noEmit` in `npm test`: vitest's own
+ * typecheck would run the compiler over the same files a second time.
+ */
+const UNIT = ['tools/**/*.test.ts', 'codegen/**/*.test.ts', 'bridge/**/*.test.ts', 'cli/**/*.test.ts'];
+
 export default defineConfig({
-  resolve: {
-    // The built code loads TypeScript and zod-to-ts through CommonJS re-exports
-    // (codegen/*-module.cts) that Vite does not transform; under test, import the packages.
-    alias: [
-      { find: /^.*\/typescript-module\.cjs$/, replacement: 'typescript' },
-      { find: /^.*\/zod-to-ts-module\.cjs$/, replacement: fileURLToPath(new URL('./test/support/zod-to-ts-default.ts', import.meta.url)) },
-    ],
-  },
+  resolve,
   test: {
-    include: ['**/*.test.ts'],
-    exclude: ['node_modules/**', 'dist/**'],
-    // isolated-vm's README: Node 20+ must run without the startup snapshot.
-    execArgv: ['--no-node-snapshot'],
-    pool: 'forks',
     reporters: ['default', './test/support/summary-reporter.ts'],
     testTimeout: 20_000,
-    typecheck: {
-      enabled: true,
-      include: ['**/*.test-d.ts'],
-      tsconfig: './tsconfig.json',
-    },
+    projects: [
+      {
+        resolve,
+        test: { name: 'unit', include: UNIT, pool: 'threads', testTimeout: 20_000 },
+      },
+      {
+        resolve,
+        test: {
+          name: 'e2e',
+          include: ['**/*.test.ts'],
+          exclude: ['node_modules/**', 'dist/**', ...UNIT],
+          pool: 'forks',
+          execArgv: ['--no-node-snapshot'],
+          testTimeout: 20_000,
+        },
+      },
+    ],
   },
 });

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { captureCli } from './support/capture-cli.js';
-import { traceFileSink } from '../tools/index.js';
+import { createToolHost, decision, defineTool, traceFileSink } from '../tools/index.js';
 import { createHost } from '../examples/tools.js';
 import { registerBridgeRun } from './support/bridge-run.js';
 import { buildCallTree } from '../cli/trace/call-tree.js';
@@ -171,5 +171,29 @@ describe('when rendering a trace as HTML', () => {
   it('requires -o', async () => {
     const r = await capture(['trace', 'html', tracePath]);
     expect(r.code).toBe(2);
+  });
+});
+
+describe('when a trace has calls from a provider\'s sandbox and approvals given in a framework', () => {
+  it('marks the provider program\'s calls and names the framework that approved', async () => {
+    const path = join(dir, 'adapters.jsonl');
+    const host = createToolHost();
+    const sink = traceFileSink(path, { host });
+    host.onEvent(sink);
+    host.register(defineTool({ name: 'lookup', description: 'Looks up.', parameters: { q: { type: 'string', required: true } }, execute: (a) => `found ${a.q}` }));
+    host.hooks.preExecute((e) => ((e.args as { q: string }).q === 'deploy' ? decision.ask('needs a person') : undefined));
+    await host.call({ id: 'toolu_1', name: 'lookup', args: { q: 'x' } }, { origin: { kind: 'provider-program', provider: 'anthropic', callerId: 'srvtoolu_9' } });
+    await host.call({ id: 'call_2', name: 'lookup', args: { q: 'y' } }, { origin: { kind: 'provider-program', provider: 'openai', callerId: 'prog_3' } });
+    await host.call({ id: 'aitc_3', name: 'lookup', args: { q: 'deploy' } }, { approved: { framework: 'ai-sdk', approvalId: 'ap-7' } });
+    sink.close();
+    const r = await capture(['trace', 'show', path, '--no-color']);
+    expect(r.code).toBe(0);
+    const lines = r.out.split('\n');
+    expect(lines[0]).toBe('lookup toolu_1 [exclusive] via anthropic code execution srvtoolu_9 {"q":"x"}');
+    expect(lines[2]).toBe('lookup call_2 [exclusive] via openai hosted program prog_3 {"q":"y"}');
+    expect(lines[4]).toBe('lookup aitc_3 [exclusive] {"q":"deploy"}');
+    expect(lines[5]).toMatch(/^ {2}ask by listener #0: needs a person → approval allow by framework ai-sdk ap-7 {2}⇒ ok/);
+    const html = renderHtml(buildCallTree(readFileSync(path, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>)), { title: 't' });
+    expect(html).toContain('<span class="via">via anthropic code execution srvtoolu_9</span>');
   });
 });

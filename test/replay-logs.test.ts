@@ -108,7 +108,7 @@ describe('checked-in session logs', () => {
     expect(replayed.problems.map((p) => [p.line, p.problem])).toEqual([
       [4, 'tool/call: callId is not a string'],
       [5, 'tool/call: seq is not a number'],
-      [6, 'tool/call: origin.kind is neither "model" nor "ptc"'],
+      [6, 'tool/call: origin.kind is not "model", "ptc" or "provider-program"'],
       [7, 'tool/decision: decision is not allow, deny or ask'],
       [8, 'tool/result: content is not an array'],
       [11, 'tool/call: args is nested too deeply to read'],

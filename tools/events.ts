@@ -6,17 +6,23 @@
  */
 import { createHash } from 'node:crypto';
 import type { JsonValue } from './json.js';
-import type { AgentRef, PostToolDecision, ToolOrigin, ToolResult } from './types.js';
+import type { AgentRef, PostToolDecision, ProviderProgramOrigin, ToolOrigin, ToolResult } from './types.js';
 
-/** The origin as logged: the token is replaced by its digest. */
-export type EventOrigin = { readonly kind: 'model' } | { readonly kind: 'ptc'; readonly parentCallId: string; readonly tokenId: string };
+/** The origin as logged: a PTC run's token is replaced by its digest; a provider program's is as given. */
+export type EventOrigin =
+  | { readonly kind: 'model' }
+  | { readonly kind: 'ptc'; readonly parentCallId: string; readonly tokenId: string }
+  | ProviderProgramOrigin;
 
 /** Who decided, in a `tool/decision` event. */
 export type DecisionBy =
   | { readonly kind: 'default' }
   | { readonly kind: 'listener'; readonly index: number }
   | { readonly kind: 'guard'; readonly index: number }
-  | { readonly kind: 'approval' };
+  /** The host's approval channel answered. */
+  | { readonly kind: 'approval' }
+  /** A person approved this call in the framework's own flow (`CallOptions.approved`). */
+  | { readonly kind: 'approval'; readonly via: 'framework'; readonly framework: string; readonly approvalId?: string; readonly note?: string };
 
 interface Stamp {
   readonly seq: number;
@@ -160,5 +166,12 @@ export function tokenIdOf(token: string): string {
 
 /** The loggable form of an origin. */
 export function eventOrigin(origin: ToolOrigin): EventOrigin {
-  return origin.kind === 'model' ? { kind: 'model' } : { kind: 'ptc', parentCallId: origin.parentCallId, tokenId: tokenIdOf(origin.token) };
+  switch (origin.kind) {
+    case 'ptc':
+      return { kind: 'ptc', parentCallId: origin.parentCallId, tokenId: tokenIdOf(origin.token) };
+    case 'provider-program':
+      return { kind: 'provider-program', provider: origin.provider, callerId: origin.callerId };
+    default:
+      return { kind: 'model' };
+  }
 }

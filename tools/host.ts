@@ -14,8 +14,9 @@ import { DEFAULT_APPROVAL_TIMEOUT_MS, type ApprovalChannel } from './approval.js
 import { runPipeline, type PipelineEnv } from './pipeline.js';
 import { ToolRegistry, type ToolSchema } from './registry.js';
 import { createEventDispatch } from './event-dispatch.js';
+import { preflightCall, type PreflightDecision, type PreflightOptions } from './preflight.js';
 import { runTurn } from './run-turn.js';
-import type { CallOptions, Disposable, ToolCall, ToolExecutionMode, ToolResult } from './types.js';
+import type { ApprovalEvidence, CallOptions, Disposable, ProviderProgramOrigin, ToolCall, ToolExecutionMode, ToolResult } from './types.js';
 
 /**
  * A tool may carry a function under this key; `host.register` calls it with the host. Tools
@@ -40,8 +41,24 @@ export interface ToolHostOptions {
   readonly jobs?: JobManagerOptions;
 }
 
+/** What one call of a turn may carry of its own (see {@link TurnOptions.perCall}). */
+export interface TurnCallOptions {
+  /** The call came from a provider's sandbox (a `tool_use` with a `caller`), not the model itself. */
+  readonly origin?: ProviderProgramOrigin;
+  /** A person approved this call in the framework's own flow. */
+  readonly approved?: ApprovalEvidence;
+}
+
 /** Options of one turn. */
-export type TurnOptions = Omit<CallOptions, 'origin'>;
+export interface TurnOptions {
+  readonly agent?: CallOptions['agent'];
+  readonly signal?: CallOptions['signal'];
+  /**
+   * Options of single calls, by call id: an origin or approval evidence that belongs to one
+   * call, never to the whole turn. A `Map`, because ids are the model's strings.
+   */
+  readonly perCall?: ReadonlyMap<string, TurnCallOptions>;
+}
 
 /** The host: registry, hooks, events, and the pipeline entry points. */
 export interface ToolHost {
@@ -59,6 +76,13 @@ export interface ToolHost {
   readonly hooks: ToolHooks;
   /** Runs one call through the pipeline. Never throws for a failed call. */
   call(call: ToolCall, options?: CallOptions): Promise<ToolResult>;
+  /**
+   * What `call` would decide before the body (lookup, args, pre-execute listeners, guards),
+   * without emitting an event, asking the approval channel or running anything. For adapters
+   * whose framework asks a person itself; the answer goes back as `CallOptions.approved`.
+   * Listeners run again at the real call, so they must be pure. Never throws.
+   */
+  preflight(call: ToolCall, options?: PreflightOptions): Promise<PreflightDecision>;
   /** Runs a model turn: rolling pool for parallel calls, exclusive barriers, results in call order. */
   runTurn(calls: readonly ToolCall[], options?: TurnOptions): Promise<ToolResult[]>;
   /** Emits an event to the sink with the next `seq` (for layers such as the PTC bridge). */
@@ -114,6 +138,7 @@ export function createToolHost(options: ToolHostOptions = {}): ToolHost {
     executionMode: (call) => executionModeOf(registry.get(call?.name), call?.args),
     hooks,
     call: (call, callOptions) => runPipeline(env, call, callOptions),
+    preflight: (call, preflightOptions) => preflightCall(env, call, preflightOptions),
     runTurn: (calls, turnOptions) => runTurn(host, calls, { ...turnOptions, maxConcurrency }, (call, callOptions, reason) => runPipeline(env, call, callOptions, reason)),
     emit,
     onEvent(sink) {

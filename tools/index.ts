@@ -24,7 +24,8 @@ export type {
   StringSpec,
 } from './shorthand-schema.js';
 export { createToolHost, ON_REGISTER } from './host.js';
-export type { ToolHost, ToolHostOptions, TurnOptions } from './host.js';
+export type { ToolHost, ToolHostOptions, TurnCallOptions, TurnOptions } from './host.js';
+export type { PreflightDecision, PreflightOptions } from './preflight.js';
 export type { ToolSchema } from './registry.js';
 export type { ExecuteMiddleware, HookDispatch, PostExecuteListener, PreExecuteListener, ToolGuard, ToolHooks } from './hooks.js';
 export type { ApprovalChannel } from './approval.js';
@@ -95,12 +96,14 @@ export type { BackgroundHandle, JobInfo, JobManager, JobManagerOptions, JobReadR
 export { isZodObject, isZodSchema, toModelJsonSchema } from './zod-util.js';
 export type {
   AgentRef,
+  ApprovalEvidence,
   CallOptions,
   ContentBlock,
   DeniedBy,
   Disposable,
   PostToolDecision,
   PreToolDecision,
+  ProviderProgramOrigin,
   ToolCall,
   ToolErrorKind,
   ToolExecution,

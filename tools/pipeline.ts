@@ -15,6 +15,7 @@ import { applyPostExecute, type ResultDraft } from './post-execute.js';
 import { decidePreExecute } from './pre-execute.js';
 import { requestApproval, type ApprovalChannel } from './approval.js';
 import { subscribeAbort } from './abort-subscription.js';
+import { callProblems, isAgentRef, MODEL_ORIGIN, readApprovalEvidence, readOrigin } from './call-options.js';
 import { renderContent, textContent } from './render.js';
 import type { ToolHost } from './host.js';
 import type { CallOptions, ToolCall, ToolErrorKind, ToolExecution, ToolOrigin, ToolResult } from './types.js';
@@ -31,7 +32,6 @@ export interface PipelineEnv {
   readonly now: () => number;
 }
 
-const MODEL_ORIGIN: ToolOrigin = Object.freeze({ kind: 'model' });
 const NEVER_ABORTED = new AbortController().signal;
 
 /** A JSON copy of untrusted args for the log, or a note when they are not JSON. */
@@ -56,10 +56,13 @@ export async function runPipeline(env: PipelineEnv, call: ToolCall, options: Cal
   const callId = typeof call?.id === 'string' ? call.id : String(call?.id);
   const rawName: unknown = call?.name;
   const toolName = typeof rawName === 'string' ? rawName : String(rawName);
-  const origin = options.origin ?? MODEL_ORIGIN;
+  const givenOrigin = options.origin;
+  const givenApproval = options.approved;
+  // A malformed origin is refused below; until then (and in its own record) the call is a model's.
+  const origin = givenOrigin === undefined ? MODEL_ORIGIN : readOrigin(givenOrigin);
   const signal = options.signal ?? NEVER_ABORTED;
   const agent = options.agent;
-  const logOrigin = eventOrigin(origin);
+  const logOrigin = eventOrigin(origin ?? MODEL_ORIGIN);
 
   const finish = (result: ToolResult, post: ResultDraft['applied'] = []): ToolResult => {
     const frozen = freezeResult(result);
@@ -85,7 +88,7 @@ export async function runPipeline(env: PipelineEnv, call: ToolCall, options: Cal
   // Every event and result of a call is keyed by its id: a call without one cannot be audited.
   if (typeof call?.id !== 'string' || call.id === '') {
     env.emit({ type: 'tool/call', callId, toolName, args: loggableArgs(call?.args), argsValid: false, origin: logOrigin, ...(agent ? { agent } : {}) });
-    return failure('invalid-call', `The call to "${toolName}" has no id: ToolCall.id must be a non-empty string (got ${call?.id === '' ? 'an empty string' : typeof call?.id}).`);
+    return failure('invalid-call', callProblems.noId(toolName, call?.id));
   }
 
   if (refusal !== undefined) {
@@ -97,18 +100,25 @@ export async function runPipeline(env: PipelineEnv, call: ToolCall, options: Cal
   // taken as "some agent" by one step and "no agent" by another.
   if (agent !== undefined && !isAgentRef(agent)) {
     env.emit({ type: 'tool/call', callId, toolName, args: loggableArgs(call?.args), argsValid: false, origin: logOrigin });
-    return failure('invalid-call', `The call to "${toolName}" names a malformed agent: CallOptions.agent must be { id: a non-empty string, name?: a string }.`);
+    return failure('invalid-call', callProblems.malformedAgent(toolName));
+  }
+  // Where a call came from, and a person's approval of it, decide what the trace says and
+  // whether an ask is answered: a malformed one is refused, never read as "none".
+  if (origin === undefined) {
+    env.emit({ type: 'tool/call', callId, toolName, args: loggableArgs(call?.args), argsValid: false, origin: logOrigin, ...(agent ? { agent } : {}) });
+    return failure('invalid-call', callProblems.malformedOrigin(toolName));
+  }
+  const approved = givenApproval === undefined ? undefined : readApprovalEvidence(givenApproval);
+  if (givenApproval !== undefined && (approved === undefined || origin.kind === 'ptc')) {
+    env.emit({ type: 'tool/call', callId, toolName, args: loggableArgs(call?.args), argsValid: false, origin: logOrigin, ...(agent ? { agent } : {}) });
+    return failure('invalid-call', approved === undefined ? callProblems.malformedApproval(toolName) : callProblems.approvalFromProgram(toolName));
   }
 
   // 1. Look the tool up (own entries only).
   const tool = env.lookup(rawName);
   if (!tool) {
     env.emit({ type: 'tool/call', callId, toolName, args: loggableArgs(call?.args), argsValid: false, origin: logOrigin, ...(agent ? { agent } : {}) });
-    const available = env.toolNames();
-    return failure(
-      'unknown-tool',
-      `Unknown tool "${toolName}". Available tools: ${available.length ? available.join(', ') : '(none)'}.`,
-    );
+    return failure('unknown-tool', callProblems.unknownTool(toolName, env.toolNames()));
   }
 
   // 2. Materialize the arguments: validate, apply defaults, copy, deep-freeze.
@@ -117,8 +127,7 @@ export async function runPipeline(env: PipelineEnv, call: ToolCall, options: Cal
     args = materializeArgs(tool.parameters, call.args);
   } catch (err) {
     env.emit({ type: 'tool/call', callId, toolName, args: loggableArgs(call.args), argsValid: false, origin: logOrigin, ...(agent ? { agent } : {}) });
-    const problem = err instanceof ValidationError ? err.message : `args could not be read (${errorText(err)})`;
-    return failure('invalid-args', `Invalid arguments for "${toolName}": ${problem}`);
+    return failure('invalid-args', callProblems.invalidArgs(toolName, err));
   }
   env.emit({ type: 'tool/call', callId, toolName, args, argsValid: true, origin: logOrigin, ...(agent ? { agent } : {}) });
   const execution: ToolExecution = Object.freeze({ callId, toolName, args, ...(agent ? { agent } : {}), origin });
@@ -148,23 +157,26 @@ export async function runPipeline(env: PipelineEnv, call: ToolCall, options: Cal
     return source.kind === 'guard' ? deny('guard', pre.decision.reason, source.index) : deny('listener', pre.decision.reason, source.kind === 'listener' ? source.index : undefined);
   }
 
-  // 5. Ask: allowed once, or denied.
+  // 5. Ask: allowed once, or denied. A person who already approved this call in the framework's
+  // own flow answered it: the channel is not asked again (guards and denials above still hold).
   if (pre.decision.type === 'ask') {
-    const answer = await requestApproval({
-      channel: env.approval,
-      agent,
-      execution,
-      reason: pre.decision.reason,
-      signal,
-      timeoutMs: env.approvalTimeoutMs,
-    });
+    const answer = approved
+      ? { approved: true as const }
+      : await requestApproval({
+          channel: env.approval,
+          agent,
+          execution,
+          reason: pre.decision.reason,
+          signal,
+          timeoutMs: env.approvalTimeoutMs,
+        });
     env.emit({
       type: 'tool/decision',
       callId,
       toolName,
       stage: 'approval',
       decision: answer.approved ? 'allow' : 'deny',
-      by: { kind: 'approval' },
+      by: approved ? { kind: 'approval', via: 'framework', ...approved } : { kind: 'approval' },
       ...(answer.approved ? {} : { reason: answer.reason }),
     });
     if (!answer.approved) return deny('approval', answer.reason);
@@ -341,16 +353,6 @@ function raceAbort<T>(promise: Promise<T>, signal: AbortSignal, onAbort: () => v
       },
     );
   });
-}
-
-function isAgentRef(agent: unknown): boolean {
-  try {
-    if (typeof agent !== 'object' || agent === null) return false;
-    const { id, name } = agent as { id?: unknown; name?: unknown };
-    return typeof id === 'string' && id !== '' && (name === undefined || typeof name === 'string');
-  } catch {
-    return false;
-  }
 }
 
 /** Longest error text of a tool's own that a result carries (the model reads it). */

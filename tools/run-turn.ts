@@ -4,7 +4,7 @@
  * whatever order they finished in. Aborting the turn cancels calls not yet started (they still
  * pass the pipeline, which records and refuses them) and signals the running ones.
  */
-import type { ToolHost, TurnOptions } from './host.js';
+import type { ToolHost, TurnCallOptions, TurnOptions } from './host.js';
 import { CallScheduler } from './scheduler.js';
 import type { CallOptions, ToolCall, ToolResult } from './types.js';
 
@@ -16,6 +16,8 @@ export type RefuseCall = (call: ToolCall, options: CallOptions, reason: string) 
  * refused (`invalid-call`), not run: every event and the result are keyed by the id, and two
  * calls under one id could not be told apart in the trace. The refusal is recorded under an id
  * of its own (`<id>#2`, `#3`, ...), so nothing in the trace attaches it to the call that ran.
+ * `perCall` adds a call's own origin or approval evidence to the turn's options; an entry that
+ * cannot be read, or names a PTC origin (the bridge's alone), refuses that call.
  */
 export async function runTurn(
   host: ToolHost,
@@ -25,7 +27,9 @@ export async function runTurn(
 ): Promise<ToolResult[]> {
   if (!Array.isArray(calls)) throw new TypeError(`runTurn(calls): calls must be an array of tool calls, got ${calls === null ? 'null' : typeof calls}`);
   const scheduler = new CallScheduler(options.maxConcurrency);
-  const callOptions = { ...(options.agent ? { agent: options.agent } : {}), ...(options.signal ? { signal: options.signal } : {}) };
+  const perCall = options.perCall;
+  if (perCall !== undefined && !(perCall instanceof Map)) throw new TypeError('runTurn(calls, { perCall }): perCall must be a Map from call id to { origin?, approved? }');
+  const callOptions: CallOptions = { ...(options.agent ? { agent: options.agent } : {}), ...(options.signal ? { signal: options.signal } : {}) };
   const all = Array.from(calls, (call: ToolCall | undefined) => call);
   const taken = new Set(all.map(readId).filter((id): id is string => id !== undefined));
   const ids = new Set<string>();
@@ -43,9 +47,23 @@ export async function runTurn(
         return refuse({ id: own, name, args: readArgs(call) }, callOptions, message);
       }
       if (id !== undefined) ids.add(id);
-      return scheduler.submit(host.executionMode(call as ToolCall), () => host.call(call as ToolCall, callOptions));
+      const own = id !== undefined && perCall !== undefined ? withOwnOptions(callOptions, perCall.get(id)) : callOptions;
+      if (typeof own === 'string') return refuse({ id: id!, name: readName(call), args: readArgs(call) }, callOptions, own);
+      return scheduler.submit(host.executionMode(call as ToolCall), () => host.call(call as ToolCall, own));
     }),
   );
+}
+
+/** The turn's options plus a call's own, or why they cannot be used. */
+function withOwnOptions(base: CallOptions, own: TurnCallOptions | undefined): CallOptions | string {
+  if (own === undefined) return base;
+  try {
+    const { origin, approved } = own;
+    if ((origin as { kind?: unknown } | undefined)?.kind === 'ptc') return 'A turn cannot carry a PTC origin: only the bridge makes calls for a program.';
+    return { ...base, ...(origin !== undefined ? { origin } : {}), ...(approved !== undefined ? { approved } : {}) };
+  } catch {
+    return 'The per-call options of this call could not be read.';
+  }
 }
 
 function readId(call: unknown): string | undefined {

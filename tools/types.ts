@@ -17,10 +17,26 @@ export interface ToolCall {
   readonly args: unknown;
 }
 
-/** Where a call came from: a model turn, or a PTC program holding a run token. */
+/**
+ * A call made by a program running in a model provider's own sandbox (Anthropic's code
+ * execution tool, OpenAI's hosted programs), answered by a host-side adapter. `callerId` is the
+ * provider's id of that program's container or call (Anthropic `caller.tool_id`, OpenAI
+ * `callerId`): untrusted provider data, recorded as given.
+ */
+export interface ProviderProgramOrigin {
+  readonly kind: 'provider-program';
+  readonly provider: 'anthropic' | 'openai';
+  readonly callerId: string;
+}
+
+/**
+ * Where a call came from: a model turn, a PTC program holding a run token (set by the bridge
+ * only), or a program in a provider's sandbox (set by an adapter).
+ */
 export type ToolOrigin =
   | { readonly kind: 'model' }
-  | { readonly kind: 'ptc'; readonly parentCallId: string; readonly token: string };
+  | { readonly kind: 'ptc'; readonly parentCallId: string; readonly token: string }
+  | ProviderProgramOrigin;
 
 /** What listeners and guards see; frozen. `args` is the validated, deep-frozen snapshot. */
 export interface ToolExecution {
@@ -91,10 +107,34 @@ export interface Disposable {
   [Symbol.dispose](): void;
 }
 
+/**
+ * Evidence that a person approved this one call in an agent framework's own approval flow (an
+ * AI SDK tool-approval response, an Agents SDK `RunState.approve`). It answers step 5 (an `ask`)
+ * as allowed once, for this call only; it never overturns a guard's or a listener's denial, and
+ * a call that does not ask ignores it. Everything in it is recorded in the trace: never a secret.
+ */
+export interface ApprovalEvidence {
+  /** The framework whose flow the person answered in: `'ai-sdk'`, `'openai-agents'`, ... (1-64 chars). */
+  readonly framework: string;
+  /** The framework's id of that approval, when it has one (the AI SDK's `approvalId`; at most 512 chars). */
+  readonly approvalId?: string;
+  /** Free text for the trace: who approved, their comment (at most 1000 chars). */
+  readonly note?: string;
+}
+
 /** Options of one call. */
 export interface CallOptions {
   readonly agent?: AgentRef;
   readonly signal?: AbortSignal;
-  /** Set by the PTC bridge for calls from a program; model calls leave it out. */
+  /**
+   * Set by the PTC bridge for calls from a program, and by an adapter for calls from a
+   * provider's sandbox (`provider-program`); model calls leave it out. A malformed origin is
+   * refused as `invalid-call`.
+   */
   readonly origin?: ToolOrigin;
+  /**
+   * A person already approved this call in the framework's own flow (see {@link ApprovalEvidence}).
+   * Direct calls only: on a call from a PTC program it is refused as `invalid-call`.
+   */
+  readonly approved?: ApprovalEvidence;
 }

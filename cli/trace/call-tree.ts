@@ -24,6 +24,8 @@ export interface CallNode {
   readonly args: unknown;
   readonly parentCallId?: string;
   readonly tokenId?: string;
+  /** For a call made by a program in a provider's sandbox: `anthropic code execution <callerId>`. */
+  readonly via?: string;
   /** `parallel` or `exclusive` when the trace recorded it. */
   readonly mode?: string;
   /** Event time of the call (ms). */
@@ -69,6 +71,11 @@ const obj = (v: unknown): Record<string, unknown> | undefined => (typeof v === '
 function byText(v: unknown): string {
   const by = obj(v);
   const kind = str(by?.kind) ?? 'unknown';
+  if (kind === 'approval' && by?.via === 'framework') {
+    const id = str(by.approvalId);
+    const note = str(by.note);
+    return `framework ${str(by.framework) ?? '?'}${id !== undefined ? ` ${id}` : ''}${note !== undefined ? ` (${note})` : ''}`;
+  }
   const index = num(by?.index);
   return index === undefined ? kind : `${kind} #${index}`;
 }
@@ -94,6 +101,7 @@ export function buildCallTree(events: readonly Record<string, unknown>[]): CallT
         args: e.args,
         ...(origin?.kind === 'ptc' && str(origin.parentCallId) !== undefined ? { parentCallId: str(origin.parentCallId)! } : {}),
         ...(origin?.kind === 'ptc' && str(origin.tokenId) !== undefined ? { tokenId: str(origin.tokenId)! } : {}),
+        ...(origin?.kind === 'provider-program' ? { via: providerVia(origin) } : {}),
         ...(str(e.mode) !== undefined ? { mode: str(e.mode)! } : {}),
         start: time ?? 0,
         startIndex: index,
@@ -197,6 +205,15 @@ export function buildCallTree(events: readonly Record<string, unknown>[]): CallT
     if (parent) parent.refused.push(entry);
   }
   return { roots, byId, t0: Number.isFinite(t0) ? t0 : 0, t1: Number.isFinite(t1) ? t1 : 0 };
+}
+
+/** How a provider's own sandbox is named in a trace. */
+const PROVIDER_SANDBOX: Readonly<Record<string, string>> = { anthropic: 'anthropic code execution', openai: 'openai hosted program' };
+
+function providerVia(origin: Record<string, unknown>): string {
+  const provider = str(origin.provider);
+  const sandbox = provider !== undefined && Object.hasOwn(PROVIDER_SANDBOX, provider) ? PROVIDER_SANDBOX[provider]! : `${provider ?? 'unknown'} program`;
+  return `${sandbox} ${str(origin.callerId) ?? '?'}`;
 }
 
 /** Calls in a subtree, depth first. */

@@ -119,6 +119,7 @@ function treeHtml(nodes: readonly CallNode[], root = false): string {
       `<li class="call ${n.outcome}" data-call-id="${esc(n.callId)}"><span class="tool">${esc(n.toolName)}</span> <span class="cid">${esc(n.callId)}</span>` +
       (n.mode ? ` <span class="mode ${n.mode === 'exclusive' ? 'exclusive' : ''}">${esc(n.mode)}</span>` : '') +
       (n.late ? ' <span class="late">late/revoked</span>' : '') +
+      (n.via ? ` <span class="via">via ${esc(n.via)}</span>` : '') +
       ` <code class="args">${esc(args)}</code><br><span class="decision">${esc(decisionSummary(n))}</span> ⇒ <span class="outcome ${n.outcome}">${esc(outcome)}</span>${run}` +
       (n.children.length || refused ? `<ul class="tree">${treeHtml(n.children).replace(/^<ul class="tree">|<\/ul>$/g, '')}${refused}</ul>` : '') +
       `</li>`

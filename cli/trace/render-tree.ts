@@ -24,7 +24,8 @@ export function printable(text: string): string {
 export function decisionSummary(node: CallNode): string {
   const parts = node.decisions.map((d) => {
     const reason = d.reason ? `: ${d.reason}` : '';
-    return d.stage === 'approval' ? `approval ${d.decision}${reason}` : d.by === 'default' ? `${d.decision} (default)` : `${d.decision} by ${d.by}${reason}`;
+    if (d.stage === 'approval') return `approval ${d.decision}${d.by === 'approval' ? '' : ` by ${d.by}`}${reason}`;
+    return d.by === 'default' ? `${d.decision} (default)` : `${d.decision} by ${d.by}${reason}`;
   });
   if (node.outcome === 'denied' && node.deniedBy && !node.decisions.some((d) => d.decision === 'deny' && d.stage === 'policy')) {
     parts.push(`denied by ${node.deniedBy}: ${node.detail ?? ''}`);
@@ -56,7 +57,8 @@ export function renderTree(tree: CallTree, options: RenderTreeOptions = {}): str
   const line = (n: CallNode, prefix: string, branch: string, childPrefix: string) => {
     const late = n.late ? paint(SGR.magenta, ' LATE/REVOKED') : '';
     const mode = n.mode ? paint(SGR.dim, ` [${n.mode}]`) : '';
-    out.push(`${prefix}${branch}${paint(SGR.bold, printable(n.toolName))} ${paint(SGR.dim, printable(n.callId))}${mode} ${argsText(n.args)}${late}`);
+    const via = n.via ? paint(SGR.magenta, ` via ${printable(n.via)}`) : '';
+    out.push(`${prefix}${branch}${paint(SGR.bold, printable(n.toolName))} ${paint(SGR.dim, printable(n.callId))}${mode}${via} ${argsText(n.args)}${late}`);
     out.push(`${prefix}${childPrefix}  ${printable(decisionSummary(n))}  ⇒ ${outcomeText(n)}`);
     if (n.run) {
       const limit = n.run.limit ? ` (limit ${printable(n.run.limit)})` : '';

@@ -65,7 +65,12 @@ function origin(o: Record<string, unknown>): EventOrigin {
   const kind = own(raw, 'kind');
   if (kind === 'model') return { kind: 'model' };
   if (kind === 'ptc') return { kind: 'ptc', parentCallId: str(raw, 'parentCallId'), tokenId: typeof own(raw, 'tokenId') === 'string' ? str(raw, 'tokenId') : '' };
-  throw new FieldError('origin.kind is neither "model" nor "ptc"');
+  if (kind === 'provider-program') {
+    const provider = own(raw, 'provider');
+    if (provider !== 'anthropic' && provider !== 'openai') throw new FieldError('origin.provider is neither "anthropic" nor "openai"');
+    return { kind, provider, callerId: str(raw, 'callerId') };
+  }
+  throw new FieldError('origin.kind is not "model", "ptc" or "provider-program"');
 }
 function agent(o: Record<string, unknown>, key = 'agent'): AgentRef | undefined {
   if (own(o, key) === undefined) return undefined;
@@ -75,7 +80,12 @@ function agent(o: Record<string, unknown>, key = 'agent'): AgentRef | undefined 
 function by(o: Record<string, unknown>): DecisionBy {
   const raw = obj(o, 'by');
   const kind = own(raw, 'kind');
-  if (kind === 'default' || kind === 'approval') return { kind };
+  if (kind === 'approval' && own(raw, 'via') === 'framework') {
+    const framework: DecisionBy = { kind, via: 'framework', framework: str(raw, 'framework') };
+    return put(put(framework, 'approvalId', optStr(raw, 'approvalId')), 'note', optStr(raw, 'note'));
+  }
+  if (kind === 'default') return { kind };
+  if (kind === 'approval') return { kind };
   if (kind === 'listener' || kind === 'guard') return { kind, index: num(raw, 'index') };
   throw new FieldError('by.kind is unknown');
 }

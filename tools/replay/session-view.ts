@@ -77,6 +77,18 @@ function statusOf(call: CallState): CallStatus {
   return r.isError ? 'error' : 'ok';
 }
 
+/** A copy of a logged origin, frozen (the event's object stays the sink's). */
+function viewOrigin(origin: EventOrigin): EventOrigin {
+  switch (origin.kind) {
+    case 'ptc':
+      return Object.freeze({ kind: 'ptc', parentCallId: origin.parentCallId, tokenId: origin.tokenId });
+    case 'provider-program':
+      return Object.freeze({ kind: 'provider-program', provider: origin.provider, callerId: origin.callerId });
+    default:
+      return Object.freeze({ kind: 'model' });
+  }
+}
+
 /** Builds the session view from events, in order. */
 export class SessionViewBuilder {
   private readonly calls = new Map<string, CallState>();
@@ -102,7 +114,7 @@ export class SessionViewBuilder {
         const call: CallState = {
           callId: event.callId,
           toolName: event.toolName,
-          origin: Object.freeze(event.origin.kind === 'ptc' ? { kind: 'ptc', parentCallId: event.origin.parentCallId, tokenId: event.origin.tokenId } : { kind: 'model' }),
+          origin: viewOrigin(event.origin),
           args: showable(event.args),
           argsValid: event.argsValid,
           startedAt: event.time,

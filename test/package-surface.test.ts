@@ -29,7 +29,7 @@ function closure(entry: string): { files: Set<string>; bare: Map<string, string>
   return { files, bare };
 }
 
-const FORBIDDEN = ['isolated-vm', 'node:child_process', 'child_process', 'typescript', 'ts-morph', 'esbuild', '@modelcontextprotocol/sdk', 'cordis', 'playwright-core'];
+const FORBIDDEN = ['isolated-vm', 'node:child_process', 'child_process', 'typescript', 'ts-morph', 'esbuild', '@modelcontextprotocol/sdk', 'cordis', 'playwright-core', '@opentelemetry/api'];
 
 describe('the package root', () => {
   it('never imports isolated-vm, child processes, the compiler or adapter peer dependencies', () => {
@@ -37,6 +37,16 @@ describe('the package root', () => {
     expect(files.size).toBeGreaterThan(5);
     const offending = FORBIDDEN.filter((name) => [...bare.keys()].some((spec) => spec === name || spec.startsWith(`${name}/`)));
     expect(offending.map((name) => `${name} (from ${[...bare].find(([s]) => s.startsWith(name))?.[1]})`)).toEqual([]);
+  });
+
+  it('only ptc-runtime/otel loads OpenTelemetry, and it loads nothing else outside the package', () => {
+    const exported = Object.keys((JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { exports: Record<string, unknown> }).exports);
+    const entries = exported.filter((e) => e.startsWith('./') && e !== './package.json' && e !== './otel').map((e) => `${e.slice(2)}/index.ts`);
+    expect(entries).toEqual(expect.arrayContaining(['tools/index.ts', 'runtime/index.ts', 'mcp/index.ts', 'cordis/index.ts']));
+    for (const entry of ['index.ts', ...entries]) {
+      expect([...closure(entry).bare.keys()].filter((spec) => spec.startsWith('@opentelemetry/')), entry).toEqual([]);
+    }
+    expect([...closure('otel/index.ts').bare.keys()].filter((spec) => !spec.startsWith('node:'))).toEqual(['@opentelemetry/api']);
   });
 
   it('the checker itself sees forbidden imports (runtime does import isolated-vm)', () => {

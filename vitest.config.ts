@@ -19,7 +19,7 @@ const resolve = {
  * Type-level tests (`*.test-d.ts`) are checked once, by `tsc --noEmit` in `npm test`: vitest's own
  * typecheck would run the compiler over the same files a second time.
  */
-const UNIT = ['tools/**/*.test.ts', 'codegen/**/*.test.ts', 'bridge/**/*.test.ts', 'cli/**/*.test.ts'];
+const UNIT = ['tools/**/*.test.ts', 'codegen/**/*.test.ts', 'bridge/**/*.test.ts', 'cli/**/*.test.ts', 'otel/**/*.test.ts'];
 
 export default defineConfig({
   resolve,

@@ -58,8 +58,11 @@ export function callSpanHandlers(tracer: Tracer, calls: OpenSpans<CallEntry>, re
       const stage = e.stage === 'approval' ? 'approval' : 'policy';
       const by = e.by as Fields | undefined;
       const decided = defined({ [PTC.decision]: idText(e.decision) ?? 'unknown', [PTC.decisionBy]: idText(by?.kind), [PTC.decisionIndex]: numberField(by?.index) });
-      entry.span.addEvent(SPAN_EVENT.decision, defined({ [PTC.decisionStage]: stage, ...decided, [PTC.decisionReason]: messageText(e.reason) }), timeOf(e));
-      if (stage === 'approval') entry.span.setAttribute(PTC.approval, decided[PTC.decision]!);
+      // An approval given in a framework's own flow names the framework and its approval id
+      // (its free-text note is not recorded: it is a person's words).
+      const via = defined({ [PTC.approvalVia]: idText(by?.via), [PTC.approvalFramework]: idText(by?.framework), [PTC.approvalId]: idText(by?.approvalId) });
+      entry.span.addEvent(SPAN_EVENT.decision, defined({ [PTC.decisionStage]: stage, ...decided, ...via, [PTC.decisionReason]: messageText(e.reason) }), timeOf(e));
+      if (stage === 'approval') entry.span.setAttributes({ [PTC.approval]: decided[PTC.decision]!, ...via });
       else entry.span.setAttributes(decided);
     },
 

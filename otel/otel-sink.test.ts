@@ -140,6 +140,16 @@ describe('when a call is refused or fails', () => {
     expect(span!.status.code).toBe(SpanStatusCode.ERROR);
   });
 
+  it("an approval given in the framework's own flow names the framework and its approval id, not the note", async () => {
+    const s = setup();
+    s.host.hooks.preExecute(() => decision.ask('needs a person'));
+    await s.host.call({ id: 'f', name: 'echo', args: { text: 'x' } }, { agent: { id: 'agent-1' }, approved: { framework: 'ai-sdk', approvalId: 'appr_7', note: 'PRIVATE-NOTE ok by Dana' } });
+    const [span] = s.spans();
+    expect(span!.status.code).toBe(SpanStatusCode.UNSET);
+    expect(span!.attributes).toMatchObject({ 'ptc.decision': 'ask', 'ptc.approval': 'allow', 'ptc.approval.via': 'framework', 'ptc.approval.framework': 'ai-sdk', 'ptc.approval.id': 'appr_7' });
+    expect(allText(span!)).not.toContain('PRIVATE-NOTE');
+  });
+
   it('a block sets status ERROR with the reason and marks the span blocked', async () => {
     const s = setup();
     s.host.hooks.postExecute(() => ({ type: 'block', reason: 'contains a credit card number' }));
@@ -186,6 +196,15 @@ describe('what is recorded', () => {
     const s = setup({ recordValues: true });
     await s.host.call({ id: 'e', name: 'fail', args: {} });
     expect(s.spans()[0]!.attributes['gen_ai.tool.call.result']).toBeUndefined();
+  });
+
+  it('records a provider-run program call with its provider and caller id', async () => {
+    const s = setup();
+    await s.host.call({ id: 'toolu_1', name: 'echo', args: { text: 'x' } }, { origin: { kind: 'provider-program', provider: 'anthropic', callerId: 'srvtoolu_01' } });
+    const [span] = s.spans();
+    expect(span!.attributes).toMatchObject({ 'ptc.origin.kind': 'provider-program', 'ptc.origin.provider': 'anthropic', 'ptc.origin.caller_id': 'srvtoolu_01' });
+    expect(span!.attributes['ptc.parent_call_id']).toBeUndefined();
+    expect(span!.parentSpanContext).toBeUndefined();
   });
 
   it('maps any origin kind generically: provider-program fields when present, unknown kinds by name', () => {

@@ -62,6 +62,8 @@ export interface GeneratedToolTypes {
   readonly toolsDeclaration: string;
   /** The globals every program gets besides the tools: `ToolCallError`, `console`. */
   readonly globals: string;
+  /** The `type Recursive*_<n> = ...` aliases the types refer to, one declaration each. */
+  readonly aliases: readonly string[];
   /** Per tool, ordered by tool name. */
   readonly tools: readonly ToolTypes[];
   /** Parts that could not be expressed and were typed `unknown`, each naming the tool. */
@@ -216,6 +218,7 @@ export function generateToolTypes(toolsOrHost: readonly Tool[] | ToolHost, optio
     outputMap,
     toolsDeclaration,
     globals: PROGRAM_GLOBALS,
+    aliases: Object.freeze(aliases),
     tools: Object.freeze(perTool.map((t) => Object.freeze(t))),
     warnings: Object.freeze(warnings),
   });

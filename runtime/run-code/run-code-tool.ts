@@ -9,13 +9,14 @@
  * when that set changes. The description carries them too, for the host given in the options
  * or, failing that, the last host that ran the tool.
  */
-import { generateToolTypes, MAX_CHECKED_PROGRAM_CHARS, normalizeProgram, type CodeDiagnostic, type GeneratedToolTypes } from '../../codegen/index.js';
+import { MAX_CHECKED_PROGRAM_CHARS, normalizeProgram, type CodeDiagnostic, type GeneratedToolTypes } from '../../codegen/index.js';
 import { openRunBridge } from '../../bridge/index.js';
 import { defineTool, ON_REGISTER, type JsonValue, type Tool, type ToolExecContext, type ToolHost } from '../../tools/index.js';
 import type { ProgramRunner, RunLimits, RunOutcome } from '../program-runner.js';
 import { listCalls, type CallCounts, type RunCodeCall } from './call-list.js';
 import { endOf, failureOf, programError } from './run-failure.js';
-import { runCodeDescription } from './description.js';
+import { createDescriber, type DiscoveryMode } from './description.js';
+import { markRunCodeTool, resolveDescriptionBudget, searchToolOf, toolTypesOf, visibleTools, type DescriptionBudget } from '../discovery/index.js';
 import { renderRunCode } from './render.js';
 import { presentRunCode } from './present-run-code.js';
 import { withAbortGrace } from './abort-grace.js';
@@ -70,6 +71,16 @@ export interface RunCodeOptions {
    * library, and the declarations of `host`'s tools when `host` is given.
    */
   readonly warmup?: boolean;
+  /**
+   * How the description presents the tools (docs/run-code.md "Large catalogs"): `'full'` every
+   * declaration, `'index'` one line per tool plus a pointer to `tool_search` (register
+   * `createToolSearchTool()` beside it), `'auto'` (default) full up to
+   * `descriptionBudget.indexAboveTokens`, index above. The type check uses the full declarations
+   * in every mode.
+   */
+  readonly discovery?: DiscoveryMode;
+  /** Budgets of the description in estimated tokens (default 10,000 for `auto`, 25,000 at most in any mode). */
+  readonly descriptionBudget?: Partial<DescriptionBudget>;
 }
 
 const NO_TOOLS = { declarations: '', toolNames: new Map<string, string>() };
@@ -137,9 +148,6 @@ export const MAX_PROGRAM_CHARS = MAX_CHECKED_PROGRAM_CHARS;
 /** How long an aborted run_code call waits for its run to wind down before reporting the abort. */
 const RUN_ABORT_GRACE_MS = 2_000;
 
-/** Every run_code tool: none is ever visible to a program (no nested runs, no recursive descriptions). */
-const RUN_CODE_TOOLS = new WeakSet<object>();
-
 /** Creates the `run_code` tool. */
 export function createRunCodeTool(options: RunCodeOptions = {}): RunCodeTool {
   const limits = resolveRunLimits(options.limits);
@@ -149,6 +157,9 @@ export function createRunCodeTool(options: RunCodeOptions = {}): RunCodeTool {
   if (!['reject', 'warn', 'off'].includes(typecheck)) throw new RangeError(`createRunCodeTool: typecheck must be "reject", "warn" or "off", got ${String(typecheck)}`);
   const typecheckLimits = resolveTypecheckLimits(options.typecheckLimits);
   checkCapacity(options.capacity);
+  const discovery = options.discovery ?? 'auto';
+  if (!['auto', 'full', 'index'].includes(discovery)) throw new RangeError(`createRunCodeTool: discovery must be "auto", "full" or "index", got ${String(discovery)}`);
+  const describe = createDescriber({ limits, discovery, budget: resolveDescriptionBudget(options.descriptionBudget) });
   const name = options.name ?? 'run_code';
   const spills = options.spills ?? createSpillStore();
   let runner: Promise<ProgramRunner> | undefined = options.runner ? Promise.resolve(options.runner) : undefined;
@@ -158,9 +169,9 @@ export function createRunCodeTool(options: RunCodeOptions = {}): RunCodeTool {
   // Declarations for the current visible tool set, regenerated when it changes.
   let cached: { tools: readonly Tool[]; types: GeneratedToolTypes } | undefined;
   const typesFor = (host: ToolHost): GeneratedToolTypes => {
-    const visible = host.tools().filter((t) => !RUN_CODE_TOOLS.has(t) && t.name !== name);
+    const visible = visibleTools(host, name);
     if (cached && cached.tools.length === visible.length && cached.tools.every((t, i) => t === visible[i])) return cached.types;
-    const types = generateToolTypes(visible);
+    const types = toolTypesOf(visible);
     cached = { tools: visible, types };
     return types;
   };
@@ -287,7 +298,7 @@ export function createRunCodeTool(options: RunCodeOptions = {}): RunCodeTool {
   } as const;
   const base = defineTool({
     name,
-    description: runCodeDescription(limits, undefined),
+    description: describe().text,
     // Without the option the model never sees a `background` parameter (the strict schema refuses it).
     parameters: (options.background ? backgroundParams : { code: codeParam }) as typeof backgroundParams,
     output: { render: (_args, value) => renderRunCode(value as JsonValue) },
@@ -307,7 +318,8 @@ export function createRunCodeTool(options: RunCodeOptions = {}): RunCodeTool {
           if (!knownHost || describing) return base.description;
           describing = true;
           try {
-            return runCodeDescription(limits, typesFor(knownHost).declarations);
+            const types = typesFor(knownHost);
+            return describe({ types, tools: cached!.tools }, searchToolOf(knownHost)?.name).text;
           } catch {
             return base.description;
           } finally {
@@ -336,7 +348,7 @@ export function createRunCodeTool(options: RunCodeOptions = {}): RunCodeTool {
     },
   );
   const frozen = Object.freeze(tool);
-  RUN_CODE_TOOLS.add(frozen);
+  markRunCodeTool(frozen); // never visible to a program (no nested runs, no recursive descriptions)
   return frozen as unknown as RunCodeTool;
 }
 

@@ -1,0 +1,132 @@
+/**
+ * The text index behind tool_search: MiniSearch (BM25+ ranking, prefix and fuzzy matching) over
+ * each tool's name and callable name, its description, its parameter names and their
+ * descriptions, with the name weighted most. A model's query is a few words of what it wants
+ * ("read a text file", "open pull requests"), or a name it saw in the index.
+ *
+ * Terms: split on anything that is not a letter or digit and at camelCase humps
+ * (`list_pull_requests`, `getFileInfo`, `fs.read-text-file` all give their words), lowercased,
+ * common English function words dropped, and a light suffix rule (`files` -> `file`, `listing`
+ * -> `list`) applied alike to documents and queries. An exact tool or callable name ranks first.
+ *
+ * What a tool puts into the index is bounded (each field's text, the nesting and the number of
+ * parameters walked), so a hostile schema costs the index no more than an ordinary one.
+ */
+import MiniSearch from 'minisearch';
+import type { Tool } from '../../tools/index.js';
+import { callableNameOf } from '../../codegen/index.js';
+
+/** Most characters of one field of one tool that are indexed. */
+const MAX_FIELD_CHARS = 8_000;
+/** Most parameters (at any depth) of one tool whose names are indexed. */
+const MAX_PARAMETERS = 200;
+const MAX_DEPTH = 4;
+
+const STOP_WORDS = new Set(['a', 'an', 'and', 'are', 'as', 'at', 'be', 'by', 'for', 'from', 'in', 'into', 'is', 'it', 'its', 'of', 'on', 'or', 'that', 'the', 'this', 'to', 'with', 'use', 'using', 'tool', 'tools']);
+
+/** Words of a text: letter/digit runs, split at camelCase humps, lowercased. */
+export function tokenize(text: string): string[] {
+  const words = text.slice(0, MAX_FIELD_CHARS).match(/[\p{L}\p{N}]+/gu) ?? [];
+  return words.flatMap((word) => word.replace(/(\p{Ll})(\p{Lu})/gu, '$1 $2').replace(/(\p{Lu})(\p{Lu}\p{Ll})/gu, '$1 $2').split(' '));
+}
+
+/** A term as indexed and queried: lowercased, a few English suffixes off, stop words dropped. */
+export function processTerm(term: string): string | null {
+  const t = term.toLowerCase();
+  if (STOP_WORDS.has(t)) return null;
+  if (t.length > 4 && t.endsWith('ies')) return `${t.slice(0, -3)}y`;
+  if (t.length > 5 && t.endsWith('ing')) return t.slice(0, -3);
+  if (t.length > 4 && t.endsWith('ed') && !t.endsWith('eed')) return t.slice(0, -2);
+  if (t.length > 3 && t.endsWith('s') && !t.endsWith('ss') && !t.endsWith('us')) return t.slice(0, -1);
+  return t;
+}
+
+interface ParameterText {
+  names: string[];
+  descriptions: string[];
+}
+
+function walkParameters(schema: unknown, out: ParameterText, depth: number): void {
+  if (depth > MAX_DEPTH || typeof schema !== 'object' || schema === null || out.names.length >= MAX_PARAMETERS) return;
+  const s = schema as Record<string, unknown>;
+  const properties = s.properties;
+  if (typeof properties === 'object' && properties !== null) {
+    for (const [name, child] of Object.entries(properties)) {
+      if (out.names.length >= MAX_PARAMETERS) return;
+      out.names.push(name);
+      const description = (child as { description?: unknown } | null)?.description;
+      if (typeof description === 'string') out.descriptions.push(description.slice(0, 500));
+      walkParameters(child, out, depth + 1);
+    }
+  }
+  for (const key of ['items', 'additionalProperties'] as const) walkParameters(s[key], out, depth + 1);
+  for (const key of ['anyOf', 'oneOf', 'allOf'] as const) {
+    const list = s[key];
+    if (Array.isArray(list)) for (const item of list.slice(0, 20)) walkParameters(item, out, depth + 1);
+  }
+}
+
+interface IndexedTool {
+  id: number;
+  name: string;
+  params: string;
+  description: string;
+  details: string;
+}
+
+/** A ranked match. */
+export interface SearchHit {
+  readonly tool: Tool;
+  readonly score: number;
+}
+
+/** A search index over one tool set. Build a new one when the set changes (500 tools: a few ms). */
+export class ToolSearchIndex {
+  private readonly index: MiniSearch<IndexedTool>;
+  private readonly byExactName = new Map<string, number>();
+
+  constructor(private readonly tools: readonly Tool[]) {
+    this.index = new MiniSearch<IndexedTool>({
+      fields: ['name', 'params', 'description', 'details'],
+      tokenize,
+      processTerm,
+      searchOptions: {
+        boost: { name: 4, params: 1.5, description: 1, details: 0.5 },
+        prefix: (term) => term.length >= 3,
+        fuzzy: (term) => (term.length >= 5 ? 0.2 : false),
+        combineWith: 'OR',
+      },
+    });
+    const docs = tools.map((tool, id): IndexedTool => {
+      const callable = callableNameOf(tool.name);
+      this.byExactName.set(tool.name.toLowerCase(), id);
+      this.byExactName.set(callable.toLowerCase(), id);
+      const params: ParameterText = { names: [], descriptions: [] };
+      walkParameters(tool.parametersJsonSchema, params, 0);
+      return {
+        id,
+        name: `${tool.name} ${callable === tool.name ? '' : callable}`,
+        params: params.names.join(' '),
+        description: tool.description.slice(0, MAX_FIELD_CHARS),
+        details: params.descriptions.join('\n').slice(0, MAX_FIELD_CHARS),
+      };
+    });
+    this.index.addAll(docs);
+  }
+
+  /** Tools in this index. */
+  get size(): number {
+    return this.tools.length;
+  }
+
+  /** The best `limit` matches for `query`, best first (an exact name first of all). */
+  search(query: string, limit: number): SearchHit[] {
+    const hits = this.index.search(query).map((r) => ({ id: r.id as number, score: r.score }));
+    const exact = this.byExactName.get(query.trim().toLowerCase());
+    if (exact !== undefined) {
+      const rest = hits.filter((h) => h.id !== exact);
+      hits.splice(0, hits.length, { id: exact, score: Number.POSITIVE_INFINITY }, ...rest);
+    }
+    return hits.slice(0, limit).map((h) => ({ tool: this.tools[h.id]!, score: h.score }));
+  }
+}

@@ -1,0 +1,115 @@
+import { describe, expect, it } from 'vitest';
+import { declareTool } from '../../codegen/index.js';
+import { fixtureTools } from '../../codegen/fixtures/fixture-tools.js';
+import { syntheticCatalog } from '../../examples/tool-catalog.js';
+import { createToolHost, defineTool, type ToolEvent } from '../../tools/index.js';
+import { createRunCodeTool } from '../run-code/run-code-tool.js';
+import { createToolSearchTool, type ToolSearchValue } from './tool-search-tool.js';
+import { toolTypesOf, visibleTools } from './visible-tools.js';
+
+function searchHost() {
+  const events: ToolEvent[] = [];
+  const host = createToolHost({ onEvent: (e) => events.push(e) });
+  host.register([...fixtureTools]);
+  const runCode = createRunCodeTool({ host, warmup: false });
+  host.register(runCode);
+  host.register(createToolSearchTool({ host }));
+  let n = 0;
+  const search = (args: unknown) => host.call({ id: `s${++n}`, name: 'tool_search', args }, { agent: { id: 'a' } });
+  return { host, events, search, runCode };
+}
+
+describe('when the model calls tool_search', () => {
+  it('returns the declarations of the best matches as the program is checked against them', async () => {
+    const { host, search } = searchHost();
+    const result = await search({ query: 'github issues', limit: 2 });
+    expect(result.isError).toBe(false);
+    const value = result.value as unknown as ToolSearchValue;
+    expect(value.matches[0]).toEqual({
+      name: 'github.search-issues',
+      callable: 'github_search_issues',
+      description: 'Search issues in a GitHub repository.\nResults are sorted by last update, newest first.',
+      declaration: declareTool(toolTypesOf(visibleTools(host)), fixtureTools.find((t) => t.name === 'github.search-issues')!),
+    });
+    expect(value.matches[0]!.declaration).toContain('github_search_issues(args: {');
+    expect(value.matches.length).toBeLessThanOrEqual(2);
+    // The model reads the declarations, with the original name where it differs from the callable one.
+    const text = result.content.map((b) => (b.type === 'text' ? b.text : '')).join('');
+    expect(text).toContain('// tool "github.search-issues"\ninterface Tools {');
+    expect(text).toContain('```ts\n');
+  });
+
+  it('never lists run_code or itself, and a program cannot call it', async () => {
+    const { host, search, runCode } = searchHost();
+    for (const query of ['run_code', 'tool_search', 'run a TypeScript program', 'find tools']) {
+      const value = (await search({ query, limit: 20 })).value as unknown as ToolSearchValue;
+      expect(value.matches.map((m) => m.name)).not.toContain('run_code');
+      expect(value.matches.map((m) => m.name)).not.toContain('tool_search');
+    }
+    expect(visibleTools(host).map((t) => t.name)).not.toContain('tool_search');
+    expect(runCode.description).not.toContain('tool_search(args');
+  });
+
+  it('says plainly when nothing matches (a value, not an error)', async () => {
+    const { search } = searchHost();
+    const result = await search({ query: 'zzqx' });
+    expect(result.isError).toBe(false);
+    expect(result.value).toEqual({ matches: [] });
+    expect(result.content).toEqual([{ type: 'text', text: 'No tool matches "zzqx". Search with other words, or use a name from the run_code description\'s list.' }]);
+  });
+
+  it('validates its arguments in the pipeline like any tool', async () => {
+    const { search } = searchHost();
+    for (const args of [{ query: '' }, { query: 'x', limit: 0 }, { query: 'x', limit: 21 }, { limit: 3 }, { query: 'x', extra: 1 }]) {
+      const result = await search(args);
+      expect(result.isError, JSON.stringify(args)).toBe(true);
+      expect(result.error?.kind).toBe('invalid-args');
+    }
+  });
+
+  it('is denied by a guard like any tool: it is a pipeline tool, not a side door', async () => {
+    const { host, events, search } = searchHost();
+    host.hooks.guard((e) => (e.toolName === 'tool_search' ? 'discovery is off in this session' : undefined));
+    const result = await search({ query: 'weather' });
+    expect(result.denied).toMatchObject({ by: 'guard', reason: 'discovery is off in this session' });
+    expect(result.value).toBeUndefined();
+    expect(events.filter((e) => e.type === 'tool/call' || e.type === 'tool/decision').map((e) => e.type)).toEqual(['tool/call', 'tool/decision']);
+  });
+
+  it('sees a tool registered after it, and forgets one unregistered', async () => {
+    const { host, search } = searchHost();
+    const late = host.register(defineTool({ name: 'translate_text', description: 'Translate text between languages.', parameters: { text: { type: 'string', required: true } }, execute: () => '' }));
+    expect(((await search({ query: 'translate' })).value as unknown as ToolSearchValue).matches.map((m) => m.name)).toEqual(['translate_text']);
+    late.dispose();
+    expect(((await search({ query: 'translate' })).value as unknown as ToolSearchValue).matches).toEqual([]);
+  });
+
+  it('keeps a result within its budget, counting what it leaves out', async () => {
+    const host = createToolHost();
+    host.register(syntheticCatalog(100));
+    host.register(createToolSearchTool({ budget: { maxTokens: 1_000 } }));
+    const value = (await host.call({ id: 'b', name: 'tool_search', args: { query: 'list', limit: 20 } })).value as unknown as ToolSearchValue;
+    expect(value.matches.length).toBeGreaterThanOrEqual(1);
+    expect(value.omitted).toBe(20 - value.matches.length);
+    expect(value.omitted).toBeGreaterThan(0);
+  });
+
+  it('cuts a single declaration over the budget with a visible comment', async () => {
+    const host = createToolHost();
+    const huge = defineTool({
+      name: 'huge',
+      description: 'A tool with a huge schema.',
+      parameters: Object.fromEntries(Array.from({ length: 400 }, (_, i) => [`field_${i}`, { type: 'string' as const, description: `Field ${i} ${'long words '.repeat(20)}` }])),
+      execute: () => null,
+    });
+    host.register([huge, createToolSearchTool({ budget: { maxTokens: 1_000 } })]);
+    const value = (await host.call({ id: 'h', name: 'tool_search', args: { query: 'huge' } })).value as unknown as ToolSearchValue;
+    expect(value.matches).toHaveLength(1);
+    expect(value.matches[0]!.declaration.length).toBeLessThan(4_200);
+    expect(value.matches[0]!.declaration).toMatch(/\/\/ … cut: this declaration has \d+ characters, over the tool_search result budget\. The type check still knows the whole type\.\n$/);
+  });
+
+  it('names a bad budget option', () => {
+    expect(() => createToolSearchTool({ budget: { maxTokens: 5 } })).toThrow(/createToolSearchTool: descriptionBudget\.maxTokens/);
+  });
+});

@@ -1,0 +1,70 @@
+/**
+ * Which tools a program sees, and their generated types, shared by run_code and tool_search so
+ * both speak of the same set with the same names.
+ *
+ * Tools that describe other tools (every run_code tool, every tool_search tool) are never
+ * visible to programs: no nested runs, no description that lists itself, and no tool_search
+ * inside a program: a program is type-checked before it runs, so a declaration it found at run
+ * time could never type the program that found it; the model reads declarations, the program
+ * does not need them. They are marked here when they are created, by identity, so a user's own
+ * tool that happens to be named `tool_search` stays an ordinary tool.
+ *
+ * Generating declarations for a large set costs real time (hundreds of milliseconds for 500
+ * tools), so the last few sets are remembered by the identity of their tools: run_code's check
+ * and tool_search's declarations of one set are generated once.
+ */
+import { generateToolTypes, type GeneratedToolTypes } from '../../codegen/index.js';
+import type { Tool, ToolHost } from '../../tools/index.js';
+
+const RUN_CODE_TOOLS = new WeakSet<object>();
+const SEARCH_TOOLS = new WeakSet<object>();
+
+/** Marks a tool as a run_code tool (never visible to programs, never listed). */
+export function markRunCodeTool(tool: object): void {
+  RUN_CODE_TOOLS.add(tool);
+}
+
+/** Marks a tool as a tool_search tool (never visible to programs, never listed). */
+export function markToolSearchTool(tool: object): void {
+  SEARCH_TOOLS.add(tool);
+}
+
+/** True for a tool made by `createToolSearchTool`. */
+export function isToolSearchTool(tool: unknown): boolean {
+  return typeof tool === 'object' && tool !== null && SEARCH_TOOLS.has(tool);
+}
+
+/** True for a tool that describes other tools (run_code, tool_search). */
+export function isDiscoveryTool(tool: unknown): boolean {
+  return typeof tool === 'object' && tool !== null && (RUN_CODE_TOOLS.has(tool) || SEARCH_TOOLS.has(tool));
+}
+
+/**
+ * The tools a program of this host sees, in registration order: every tool except run_code and
+ * tool_search tools (and, when given, any tool named `exclude`: the calling run_code's own name).
+ */
+export function visibleTools(host: ToolHost, exclude?: string): Tool[] {
+  return host.tools().filter((t) => !isDiscoveryTool(t) && t.name !== exclude);
+}
+
+/** The tool_search tool registered on this host, if any (the first one). */
+export function searchToolOf(host: ToolHost): Tool | undefined {
+  return host.tools().find(isToolSearchTool);
+}
+
+const REMEMBERED_SETS = 4;
+const remembered: { tools: readonly Tool[]; types: GeneratedToolTypes }[] = [];
+
+/** `generateToolTypes(tools)`, remembered for the last few tool sets (by the identity of each tool, in order). */
+export function toolTypesOf(tools: readonly Tool[]): GeneratedToolTypes {
+  const at = remembered.findIndex((r) => r.tools.length === tools.length && r.tools.every((t, i) => t === tools[i]));
+  if (at >= 0) {
+    const [hit] = remembered.splice(at, 1);
+    remembered.unshift(hit!);
+    return hit!.types;
+  }
+  const types = generateToolTypes(tools);
+  remembered.unshift({ tools: [...tools], types });
+  remembered.length = Math.min(remembered.length, REMEMBERED_SETS);
+  return types;
+}

@@ -5,7 +5,12 @@
  * run returned, in bytes and tokens. Programs where PTC saves little, or costs more, are shown
  * as they are.
  *
- * Flags: `--isolation process|isolate` (default process), `--json` (machine-readable report).
+ * Then it prints the discovery figures (examples/discovery.ts): run_code's description with every
+ * declaration against the one-line index plus tool_search, for the two reference MCP servers and
+ * catalogs of 200 and 500 tools, and a search-then-run task in both modes.
+ *
+ * Flags: `--isolation process|isolate` (default process), `--json` (machine-readable report),
+ * `--no-discovery` (skip the discovery figures, which start the reference MCP servers).
  * Approval asks from the example policy are answered "allow once" by the demo and reported.
  */
 import { pathToFileURL } from 'node:url';
@@ -13,6 +18,7 @@ import { realpathSync } from 'node:fs';
 import type { ContextAccounting, Size } from './context-accounting.js';
 import { createRunCodeTool, type RunCodeTool } from '../runtime/index.js';
 import { examplePrograms, runExampleProgram, type ExampleProgram } from './run-program.js';
+import { formatDiscovery, runDiscoveryFigures } from './discovery.js';
 
 /** One program's line in the report. */
 export interface DemoEntry {
@@ -112,10 +118,12 @@ if (invokedDirectly()) {
     process.stderr.write(`demo: --isolation must be process or isolate, got ${String(isolation)}\n`);
     process.exit(2);
   }
-  runDemo({ isolation }).then(
-    (entries) => {
-      process.stdout.write((args.includes('--json') ? JSON.stringify(entries, null, 2) : formatDemo(entries)) + '\n');
-      process.exitCode = entries.every((e) => e.ok) ? 0 : 1;
+  const withDiscovery = !args.includes('--no-discovery');
+  Promise.all([runDemo({ isolation }), withDiscovery ? runDiscoveryFigures({ isolation }) : Promise.resolve([])]).then(
+    ([entries, discovery]) => {
+      const text = args.includes('--json') ? JSON.stringify({ programs: entries, discovery }, null, 2) : [formatDemo(entries), ...(withDiscovery ? ['', formatDiscovery(discovery)] : [])].join('\n');
+      process.stdout.write(text + '\n');
+      process.exitCode = entries.every((e) => e.ok) && discovery.every((d) => d.ran) ? 0 : 1;
     },
     (err: unknown) => {
       process.stderr.write(`demo: ${err instanceof Error ? err.message : String(err)}\n`);

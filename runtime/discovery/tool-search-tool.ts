@@ -7,8 +7,8 @@
  * - It is an ordinary tool (defineTool): validation, listeners, guards, approval, post-execute
  *   policy and events apply to it as to any call. A guard that denies it denies discovery.
  * - It searches the tools a program of the calling host sees (visible-tools.ts): never run_code
- *   or itself. The index is rebuilt when that set changes, on the next search (500 tools: a few
- *   milliseconds; bench/discovery.bench.ts); declarations come from the same generated types the
+ *   or itself. The index is rebuilt when that set changes, on the next search (500 tools: tens
+ *   of milliseconds, bench/discovery.bench.ts); declarations come from the same generated types the
  *   program is checked against, so what it shows is what the check enforces.
  * - It is a direct tool only: programs do not see it (visible-tools.ts says why).
  * - Its result is bounded: declarations past the description budget's `maxTokens` are left out

@@ -119,10 +119,11 @@ export async function buildSessionHost(
     for (const w of mcp.warnings) process.stderr.write(`ptc: warning: ${w}\n`);
     for (const s of mcp.skipped) process.stderr.write(`ptc: warning: MCP tool ${s.server}.${s.tool} not imported: ${s.reason}\n`);
   }
-  const { createRunCodeTool } = await import('../runtime/index.js');
+  const { createRunCodeTool, createToolSearchTool } = await import('../runtime/index.js');
   const runCode = createRunCodeTool({ host, isolation: flags.isolation ?? 'process' });
   try {
-    host.register(runCode);
+    // tool_search beside run_code: a large catalog (many MCP tools) is described as an index.
+    host.register([runCode, createToolSearchTool({ host })]);
   } catch (err) {
     trace?.close();
     await mcp?.close();

@@ -35,7 +35,12 @@ export interface McpServeOptions {
   readonly host: ToolHost;
   /** The name of the run_code tool (default `run_code`). */
   readonly runCodeName?: string;
-  /** Also expose every other registered tool directly (default false: only run_code). */
+  /**
+   * The name of the tool_search tool (default `tool_search`): when one is registered it is served
+   * beside run_code, since run_code's description points to it for a large catalog.
+   */
+  readonly toolSearchName?: string;
+  /** Also expose every other registered tool directly (default false: only run_code and tool_search). */
   readonly exposeTools?: boolean;
   /** Server name and version in `initialize` (default `ptc-runtime`, `0.1.0`). */
   readonly serverName?: string;
@@ -132,7 +137,8 @@ export function createMcpServer(options: McpServeOptions): McpServer {
   options.approval?.bind(mcp);
   let calls = 0;
 
-  const served = (): Tool[] => host.tools().filter((t) => t.name === runCodeName || options.exposeTools === true);
+  const toolSearchName = options.toolSearchName ?? 'tool_search';
+  const served = (): Tool[] => host.tools().filter((t) => t.name === runCodeName || t.name === toolSearchName || options.exposeTools === true);
 
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
     tools: served().map((t) => {

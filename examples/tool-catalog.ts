@@ -69,31 +69,33 @@ function toolName(service: Service, verb: Verb, entity: Entity): string {
 }
 
 const cap = (s: string) => s[0]!.toUpperCase() + s.slice(1);
+/** `a` or `an` before a word. */
+const a = (word: string) => (/^[aeiou]/i.test(word) ? `an ${word}` : `a ${word}`);
 
 function description(service: Service, verb: Verb, entity: Entity): string {
   const { one, many, container, states, fields } = entity;
   const p = service.product;
   switch (verb) {
     case 'list':
-      return `List ${many} in a ${p} ${container}, newest first. Filter by state (${states.join(', ')}), owner and labels; results are paginated, so pass \`cursor\` from the previous page to continue.\nEach item carries its id, ${fields.slice(0, 2).join(' and ')}, state and last update time.`;
+      return `List ${many} in ${a(p)} ${container}, newest first. Filter by state (${states.join(', ')}), owner and labels; results are paginated, so pass \`cursor\` from the previous page to continue.\nEach item carries its id, ${fields.slice(0, 2).join(' and ')}, state and last update time.`;
     case 'get':
       return `Get one ${p} ${one} by id, with its ${fields.join(', ')}. Fails when the ${one} does not exist or the token cannot see it.`;
     case 'create':
-      return `Create a ${one} in a ${p} ${container}. Returns the new ${one}'s id and web URL.\nRequires write access to the ${container}; ${fields[0]} is required, the other fields are optional.`;
+      return `Create a ${one} in ${a(p)} ${container}. Returns the new ${one}'s id and web URL.\nRequires write access to the ${container}; ${fields[0]} is required, the other fields are optional.`;
     case 'update':
       return `Update fields of an existing ${p} ${one}: only the fields you pass change. Pass \`expectedVersion\` to fail instead of overwriting a concurrent edit.`;
     case 'search':
       return `Search ${p} ${many} by full-text query over ${fields.slice(0, 2).join(' and ')}. Supports quoted phrases and \`field:value\` filters; returns the best matches with a snippet each.`;
     case 'delete':
-      return `Delete a ${p} ${one} permanently. This cannot be undone; prefer archiving where the ${container} allows it.`;
+      return `Delete ${a(p)} ${one} permanently. This cannot be undone; prefer archiving where the ${container} allows it.`;
     case 'comment_on':
-      return `Add a comment to a ${p} ${one}, optionally mentioning people. Markdown is supported; returns the comment id.`;
+      return `Add a comment to ${a(p)} ${one}, optionally mentioning people. Markdown is supported; returns the comment id.`;
     case 'export':
-      return `Export ${p} ${many} of a ${container} as CSV or JSON. Large exports run in the background and return a download URL when ready.`;
+      return `Export ${p} ${many} of ${a(container)} as CSV or JSON. Large exports run in the background and return a download URL when ready.`;
     case 'archive':
-      return `Archive a ${p} ${one}: it leaves default views and searches but can be restored. Archiving an archived ${one} changes nothing.`;
+      return `Archive ${a(p)} ${one}: it leaves default views and searches but can be restored. Archiving an archived ${one} changes nothing.`;
     case 'assign':
-      return `Assign a ${p} ${one} to a person or a team, replacing the current assignee. Pass null to unassign; the new assignee is notified.`;
+      return `Assign ${a(p)} ${one} to a person or a team, replacing the current assignee. Pass null to unassign; the new assignee is notified.`;
     case 'restore':
       return `Restore a deleted or archived ${p} ${one} within the retention window (30 days). Fails when the ${one} was purged.`;
   }

@@ -1,5 +1,5 @@
 /**
- * The package root is the tool model: importing `ptc-runtime` must never load isolated-vm,
+ * The package root is the tool model: importing `ptc-runtime` must never load isolated-vm, MiniSearch,
  * child processes, the TypeScript compiler or an adapter's peer dependency. Checked on the
  * static import graph of the sources (static and dynamic imports alike).
  */
@@ -29,7 +29,7 @@ function closure(entry: string): { files: Set<string>; bare: Map<string, string>
   return { files, bare };
 }
 
-const FORBIDDEN = ['isolated-vm', 'node:child_process', 'child_process', 'typescript', 'ts-morph', 'esbuild', '@modelcontextprotocol/sdk', 'cordis', 'playwright-core', '@opentelemetry/api'];
+const FORBIDDEN = ['isolated-vm', 'node:child_process', 'child_process', 'typescript', 'ts-morph', 'esbuild', 'minisearch', '@modelcontextprotocol/sdk', 'cordis', 'playwright-core', '@opentelemetry/api'];
 
 describe('the package root', () => {
   it('never imports isolated-vm, child processes, the compiler or adapter peer dependencies', () => {

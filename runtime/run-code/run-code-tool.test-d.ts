@@ -1,6 +1,6 @@
 import { describe, expectTypeOf, it } from 'vitest';
 import type { Tool } from '../../tools/index.js';
-import { createRunCodeTool, type RunCodeOptions, type RunCodeRejected, type RunCodeValue } from '../index.js';
+import { createRunCodeTool, createToolSearchTool, type RunCodeOptions, type RunCodeRejected, type RunCodeValue, type ToolSearchValue } from '../index.js';
 
 describe('createRunCodeTool types', () => {
   it('returns a tool that takes { code } and has spills and close', () => {
@@ -18,5 +18,15 @@ describe('createRunCodeTool types', () => {
     createRunCodeTool({ limits: { maxBananas: 1 } });
     // @ts-expect-error not an isolation mode
     createRunCodeTool({ isolation: 'vm' });
+  });
+
+  it('names the discovery modes, and tool_search takes { query, limit? } and returns matches', () => {
+    expectTypeOf<RunCodeOptions['discovery']>().toEqualTypeOf<'auto' | 'full' | 'index' | undefined>();
+    // @ts-expect-error not a discovery mode
+    createRunCodeTool({ discovery: 'lazy' });
+    const search = createToolSearchTool();
+    expectTypeOf(search).toMatchTypeOf<Tool>();
+    expectTypeOf<NonNullable<(typeof search)['__types']>['argsInput']>().toEqualTypeOf<{ query: string; limit?: number }>();
+    expectTypeOf<ToolSearchValue['matches'][number]>().toEqualTypeOf<{ readonly name: string; readonly callable: string; readonly description: string; readonly declaration: string }>();
   });
 });

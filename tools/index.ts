@@ -26,6 +26,7 @@ export type {
 export { createToolHost, ON_REGISTER } from './host.js';
 export type { ToolHost, ToolHostOptions, TurnCallOptions, TurnOptions } from './host.js';
 export type { PreflightDecision, PreflightOptions } from './preflight.js';
+export { REGISTERS_ITSELF } from './registry.js';
 export type { ToolSchema } from './registry.js';
 export type { ExecuteMiddleware, HookDispatch, PostExecuteListener, PreExecuteListener, ToolGuard, ToolHooks } from './hooks.js';
 export type { ApprovalChannel } from './approval.js';

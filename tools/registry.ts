@@ -17,6 +17,14 @@ export interface ToolSchema {
   readonly parameters: JsonObject;
 }
 
+/**
+ * A tool whose factory registers it on the host it was given (`createToolSearchTool({ host })`)
+ * carries this key set to `true`: handing that same object to `register` again (the usual
+ * `host.register(createX({ host }))`) is then harmless instead of a duplicate. Any other tool,
+ * and any other object under the same name, is still refused.
+ */
+export const REGISTERS_ITSELF: unique symbol = Symbol.for('ptc-runtime.registersItself') as never;
+
 function isTool(value: unknown): value is Tool {
   if (typeof value !== 'object' || value === null || !Object.isFrozen(value)) return false;
   const t = value as Record<string, unknown>;
@@ -29,7 +37,8 @@ export class ToolRegistry {
 
   /** Registers one tool or several (all or none); returns a disposable that unregisters them. */
   register(toolOrTools: Tool | readonly Tool[]): Disposable {
-    const list = Array.isArray(toolOrTools) ? [...(toolOrTools as readonly Tool[])] : [toolOrTools as Tool];
+    const given = Array.isArray(toolOrTools) ? [...(toolOrTools as readonly Tool[])] : [toolOrTools as Tool];
+    const list = given.filter((tool) => !(this.tools.get(tool?.name) === tool && (tool as { [REGISTERS_ITSELF]?: unknown })[REGISTERS_ITSELF] === true));
     const seen = new Set<string>();
     for (const tool of list) {
       if (!isTool(tool)) {
@@ -41,7 +50,7 @@ export class ToolRegistry {
     }
     for (const tool of list) this.tools.set(tool.name, tool);
     return disposable(() => {
-      for (const tool of list) if (this.tools.get(tool.name) === tool) this.tools.delete(tool.name);
+      for (const tool of given) if (this.tools.get(tool.name) === tool) this.tools.delete(tool.name);
     });
   }
 

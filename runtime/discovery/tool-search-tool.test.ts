@@ -113,3 +113,32 @@ describe('when the model calls tool_search', () => {
     expect(() => createToolSearchTool({ budget: { maxTokens: 5 } })).toThrow(/createToolSearchTool: descriptionBudget\.maxTokens/);
   });
 });
+
+describe('when createToolSearchTool is given a host', () => {
+  it('registers tool_search there at once, so the model can call it without a register step', async () => {
+    const host = createToolHost();
+    host.register([...fixtureTools]);
+    const search = createToolSearchTool({ host });
+    expect(host.get('tool_search')).toBe(search);
+    const result = await host.call({ id: 's1', name: 'tool_search', args: { query: 'github issues' } });
+    expect(result.isError).toBe(false);
+    expect((result.value as unknown as ToolSearchValue).matches[0]?.name).toBe('github.search-issues');
+  });
+
+  it('takes the usual host.register(createToolSearchTool({ host })) as the same registration, whose disposable unregisters it', () => {
+    const host = createToolHost();
+    const registration = host.register(createToolSearchTool({ host }));
+    expect(host.tools().map((t) => t.name)).toEqual(['tool_search']);
+    registration.dispose();
+    expect(host.get('tool_search')).toBeUndefined();
+  });
+
+  it('still refuses another tool under the same name, and an ordinary tool registered twice', () => {
+    const host = createToolHost();
+    createToolSearchTool({ host });
+    expect(() => host.register(createToolSearchTool())).toThrow(/tool_search.*already registered/);
+    const plain = defineTool({ name: 'plain', description: 'Plain.', parameters: {}, execute: () => null });
+    host.register(plain);
+    expect(() => host.register(plain)).toThrow(/plain.*already registered/);
+  });
+});

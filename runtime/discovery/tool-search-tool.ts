@@ -16,7 +16,7 @@
  *   alone is over).
  */
 import { declareTool } from '../../codegen/index.js';
-import { defineTool, ON_REGISTER, type Tool, type ToolHost } from '../../tools/index.js';
+import { defineTool, ON_REGISTER, REGISTERS_ITSELF, type Tool, type ToolHost } from '../../tools/index.js';
 import { estimateTokens, resolveDescriptionBudget, type DescriptionBudget } from './description-budget.js';
 import { ToolSearchIndex } from './search-index.js';
 import { summaryOf } from './tool-index.js';
@@ -24,7 +24,11 @@ import { markToolSearchTool, toolTypesOf, visibleTools } from './visible-tools.j
 
 /** Options of {@link createToolSearchTool}. */
 export interface ToolSearchOptions {
-  /** The host whose tools are searched, so the index can be built before the first search (the calling host is searched in any case). */
+  /**
+   * The host to register the tool on (at once; `host.register` of the returned tool is then
+   * harmless), whose tools are searched and indexed before the first search. Without it, register
+   * the tool yourself; a search always looks at the calling host's tools.
+   */
   readonly host?: ToolHost;
   /** The tool's name (default `tool_search`). */
   readonly name?: string;
@@ -58,7 +62,7 @@ export type ToolSearchTool = Tool<{ query: string; limit: number }, ToolSearchVa
 /** Default and largest `limit` of one search. */
 export const TOOL_SEARCH_LIMITS = Object.freeze({ defaultLimit: 5, maxLimit: 20 });
 
-/** Creates the `tool_search` tool (register it beside run_code). */
+/** Creates the `tool_search` tool and, given `host`, registers it there (beside run_code). */
 export function createToolSearchTool(options: ToolSearchOptions = {}): ToolSearchTool {
   const name = options.name ?? 'tool_search';
   const { maxTokens } = resolveDescriptionBudget({ maxTokens: options.budget?.maxTokens ?? 25_000 }, 'createToolSearchTool');
@@ -129,7 +133,9 @@ export function createToolSearchTool(options: ToolSearchOptions = {}): ToolSearc
     }),
   });
   const withHost = Object.freeze(
-    Object.defineProperty({ ...tool }, ON_REGISTER, {
+    Object.defineProperties({ ...tool }, {
+      [REGISTERS_ITSELF]: { enumerable: false, value: true },
+      [ON_REGISTER]: {
       enumerable: false,
       value: (host: ToolHost) => {
         // Build the index off the request path; a failure only means the first search builds it.
@@ -142,10 +148,11 @@ export function createToolSearchTool(options: ToolSearchOptions = {}): ToolSearc
         }, 0);
         warm.unref?.();
       },
+      },
     }),
   ) as unknown as ToolSearchTool;
   markToolSearchTool(withHost);
-  if (options.host) (withHost as unknown as { [ON_REGISTER]: (h: ToolHost) => void })[ON_REGISTER](options.host);
+  options.host?.register(withHost);
   return withHost;
 }
 

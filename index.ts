@@ -2,7 +2,8 @@
  * ptc-runtime: programmatic tool calling. The package root is the tool model: defining tools,
  * the host and its pipeline, events, traces, jobs, cards and replay. It never loads isolated-vm,
  * child processes or the TypeScript compiler: run_code lives in `ptc-runtime/runtime`, codegen
- * in `ptc-runtime/codegen`, adapters in `ptc-runtime/mcp` and `ptc-runtime/cordis`.
+ * in `ptc-runtime/codegen`, adapters in `ptc-runtime/mcp`, `ptc-runtime/cordis` and
+ * `ptc-runtime/ai-sdk`.
  */
 export {
   backgroundHandleSchema,
@@ -35,6 +36,8 @@ export {
   MAX_JOB_READ_BYTES,
   MAX_JOB_WAIT_MS,
   memoryJsonlSink,
+  modelContent,
+  modelText,
   NotJsonError,
   ON_REGISTER,
   pendingCardSchema,
@@ -43,12 +46,14 @@ export {
   readJsonl,
   replaySession,
   resultCardSchema,
+  selectToolSchemas,
   SessionViewBuilder,
   toJson,
   tokenIdOf,
   toModelJsonSchema,
   ToolCallError,
   ToolDefinitionError,
+  ToolSelectionError,
   ToolRegistrationError,
   TRACE_FORMAT,
   traceFileSink,
@@ -152,6 +157,7 @@ export type {
   ToolResult,
   ToolResultEvent,
   ToolSchema,
+  ToolSelection,
   TraceProblem,
   TraceProblemKind,
   TraceVerification,

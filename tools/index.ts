@@ -62,6 +62,9 @@ export { createTraceWriter, GENESIS_HASH, hashLine, TRACE_FORMAT, traceFileSink,
 export type { TraceProblem, TraceProblemKind, TraceVerification, TraceWriter, TraceWriterOptions } from './trace-chain.js';
 export type { JsonlProblem } from './jsonl.js';
 export { unwrapResult } from './unwrap-result.js';
+export { selectToolSchemas, ToolSelectionError } from './select-tools.js';
+export type { ToolSelection } from './select-tools.js';
+export { modelContent, modelText } from './model-content.js';
 export { EVENT_LOG_FORMAT, readEvent, replaySession, SessionViewBuilder, watchSession } from './replay/index.js';
 export type {
   CallStatus,

@@ -29,7 +29,19 @@ function closure(entry: string): { files: Set<string>; bare: Map<string, string>
   return { files, bare };
 }
 
-const FORBIDDEN = ['isolated-vm', 'node:child_process', 'child_process', 'typescript', 'ts-morph', 'esbuild', 'minisearch', '@modelcontextprotocol/sdk', 'cordis', 'playwright-core', '@opentelemetry/api'];
+/** Each framework adapter's optional peer dependency, by the subpath that alone may load it. */
+const ADAPTER_PEERS: Readonly<Record<string, readonly string[]>> = {
+  'mcp/index.ts': ['@modelcontextprotocol/sdk'],
+  'cordis/index.ts': ['cordis'],
+  'otel/index.ts': ['@opentelemetry/api'],
+  'ai-sdk/index.ts': ['ai'],
+};
+/** Peers of adapters still to come: no entry may load them yet. */
+const FUTURE_PEERS = ['@openai/agents-core', '@openai/agents', 'openai', '@anthropic-ai/sdk', '@langchain/core', '@langchain/langgraph', 'langchain'];
+const PEERS = [...Object.values(ADAPTER_PEERS).flat(), ...FUTURE_PEERS];
+
+const FORBIDDEN = ['isolated-vm', 'node:child_process', 'child_process', 'typescript', 'ts-morph', 'esbuild', 'minisearch', 'playwright-core', ...PEERS];
+const loads = (bare: Map<string, string>, name: string) => [...bare.keys()].some((spec) => spec === name || spec.startsWith(`${name}/`));
 
 describe('the package root', () => {
   it('never imports isolated-vm, child processes, the compiler or adapter peer dependencies', () => {
@@ -49,7 +61,8 @@ describe('the package root', () => {
     expect([...closure('otel/index.ts').bare.keys()].filter((spec) => !spec.startsWith('node:'))).toEqual(['@opentelemetry/api']);
   });
 
-  it('the checker itself sees forbidden imports (runtime does import isolated-vm)', () => {
+  it('the checker itself sees forbidden imports (runtime does import isolated-vm, ai-sdk does import ai)', () => {
+    expect(loads(closure('ai-sdk/index.ts').bare, 'ai')).toBe(true);
     const { bare } = closure('runtime/index.ts');
     expect([...bare.keys()].some((spec) => FORBIDDEN.includes(spec))).toBe(true);
   });
@@ -65,5 +78,21 @@ describe('the package root', () => {
     const { bare } = closure('codegen/index.ts');
     expect(bare.has('typescript')).toBe(true);
     expect(bare.get('typescript')).toMatch(/typescript-module\.cts$/);
+  });
+});
+
+describe('each subpath', () => {
+  const entries = Object.keys((JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { exports: Record<string, unknown> }).exports)
+    .filter((key) => key !== '.' && key !== './package.json')
+    .map((key) => `${key.slice(2)}/index.ts`);
+
+  it('is in the list of entries checked here', () => {
+    expect(entries).toEqual(expect.arrayContaining(Object.keys(ADAPTER_PEERS)));
+  });
+
+  it.each(entries)('%s loads no adapter peer dependency but its own', (entry) => {
+    const { bare } = closure(entry);
+    const own = ADAPTER_PEERS[entry] ?? [];
+    expect(PEERS.filter((peer) => !own.includes(peer) && loads(bare, peer))).toEqual([]);
   });
 });

@@ -24,6 +24,7 @@
  * JSON (or the string), and a denial by its own marker: what was rendered is not stored in
  * messages, so it cannot be shown again.
  */
+import * as ai from 'ai';
 import type { Tool } from 'ai';
 import { modelContent, modelText, PtcError, type DeniedBy, type JsonValue, type ToolResult } from '../tools/index.js';
 
@@ -70,16 +71,24 @@ export function isDeniedOutput(output: unknown): output is DeniedToolOutput {
   return o.type === 'ptc-runtime/denied' && typeof o.message === 'string' && typeof o.reason === 'string';
 }
 
+/**
+ * ai 7 takes an image as `{ type: 'file', mediaType, data: { type: 'data', data } }` and warns on
+ * `image-data`; ai 6 knows only `image-data`. ai 7 is the major that added `isStepCount`.
+ */
+const FILE_CONTENT = 'isStepCount' in ai;
+
+type ContentPart = Extract<AiSdkModelOutput, { type: 'content' }>['value'][number];
+
+function imagePart(data: string, mediaType: string): ContentPart {
+  return FILE_CONTENT ? { type: 'file', mediaType, data: { type: 'data', data } } : { type: 'image-data', data, mediaType };
+}
+
 /** What the model reads for one result. */
 export function modelOutputOf(result: ToolResult): AiSdkModelOutput {
   if (result.denied) return { type: 'execution-denied', reason: modelText(result) };
   const blocks = modelContent(result);
   if (blocks.length === 1 && blocks[0]!.type === 'text') return { type: 'text', value: blocks[0]!.text };
-  return {
-    type: 'content',
-    // `image-data` is accepted by ai 6 and 7 (7 prefers `file`, which 6 lacks).
-    value: blocks.map((b) => (b.type === 'text' ? { type: 'text' as const, text: b.text } : { type: 'image-data' as const, data: b.data, mediaType: b.mimeType })),
-  };
+  return { type: 'content', value: blocks.map((b) => (b.type === 'text' ? { type: 'text' as const, text: b.text } : imagePart(b.data, b.mimeType))) };
 }
 
 /** What the model reads when the result is no longer at hand: from the output alone. */

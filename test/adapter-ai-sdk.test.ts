@@ -92,10 +92,15 @@ describe.each([7, 6] as const)('ai %i', (major) => {
   });
 
   describe('when a result carries an image', () => {
-    it('gives the model text and image blocks in order (ai 7 passes image-data on as file-data)', async () => {
+    it('gives the model text and image blocks in order, in the form each major takes (ai 7 file, ai 6 image-data)', async () => {
       const h = contractHost();
       h.host.register(defineTool({ name: 'shot', description: 'A screenshot.', output: { render: () => [{ type: 'text', text: 'the page:' }, { type: 'image', data: 'iVBORw0KGgo=', mimeType: 'image/png' }] }, execute: () => ({ ok: true }) }));
       const { model, result } = await generate(m.adapter.toAiSdkTools(h.host, { include: ['shot'] }), [{ id: 's1', name: 'shot', args: {} }]);
+      // Our output, as the step's messages keep it:
+      const messages = result.steps[0]!.response.messages as { role: string; content: { output: unknown }[] }[];
+      const image = major === 7 ? { type: 'file', mediaType: 'image/png', data: { type: 'data', data: 'iVBORw0KGgo=' } } : { type: 'image-data', data: 'iVBORw0KGgo=', mediaType: 'image/png' };
+      expect(messages.find((msg) => msg.role === 'tool')!.content[0]!.output).toEqual({ type: 'content', value: [{ type: 'text', text: 'the page:' }, image] });
+      // and as the SDK hands it to a v3 provider:
       const tool = (model.doGenerateCalls[1]!.prompt as { role: string; content: { output: unknown }[] }[]).find((p) => p.role === 'tool');
       expect(tool!.content[0]!.output).toMatchObject({ type: 'content', value: [{ type: 'text', text: 'the page:' }, { type: major === 7 ? 'file-data' : 'image-data', data: 'iVBORw0KGgo=', mediaType: 'image/png' }] });
       expect(result.steps[0]!.toolResults[0]!.output).toEqual({ ok: true });

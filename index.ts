@@ -48,6 +48,7 @@ export {
   resultCardSchema,
   selectToolSchemas,
   SessionViewBuilder,
+  StepScheduler,
   toJson,
   tokenIdOf,
   toModelJsonSchema,

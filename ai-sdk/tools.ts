@@ -1,14 +1,15 @@
 /**
  * `toAiSdkTools(host)`: the host's tools as an AI SDK `ToolSet`, for `generateText`,
  * `streamText` and `ToolLoopAgent` (ai 6 and 7). A thin translation: every call goes through
- * `host.call`, with the SDK's `toolCallId` as our call id and its `abortSignal` as our signal.
+ * `host.call`, with the SDK's `toolCallId` as our call id and its `abortSignal` as our signal,
+ * and under the scheduling rule among the calls of one step (the SDK starts them all at once).
  * The SDK validates nothing (`jsonSchema()` without a validate function): our pipeline is the one
  * validator, so invalid arguments come back as our error naming the argument path, and the trace
  * records them. Results, errors and denials are mapped in results.ts; framework approval is in
  * approval.ts.
  */
 import { jsonSchema, type JSONSchema7, type ToolExecutionOptions, type ToolSet } from 'ai';
-import { selectToolSchemas, type AgentRef, type JsonValue, type ToolHost, type ToolSchema, type ToolSelection } from '../tools/index.js';
+import { selectToolSchemas, StepScheduler, type AgentRef, type JsonValue, type ToolHost, type ToolSchema, type ToolSelection } from '../tools/index.js';
 import { approvalEvidence, needsApprovalFor } from './approval.js';
 import { AiSdkToolError, deniedOutput, modelOutputOf, modelOutputOfStored, ResultStore, type DeniedToolOutput } from './results.js';
 
@@ -38,12 +39,20 @@ export function toAiSdkTools(host: ToolHost, options: AiSdkToolsOptions = {}): T
   const approval = options.approval ?? 'host';
   if (approval !== 'host' && approval !== 'framework') throw new TypeError(`toAiSdkTools: approval must be 'host' or 'framework', got ${JSON.stringify(approval)}`);
   const store = new ResultStore();
+  const steps = new StepScheduler(host);
   const tools: ToolSet = {};
-  for (const schema of selectToolSchemas(host, options)) tools[schema.name] = aiSdkTool(host, schema, { agent: options.agent, approval, store });
+  for (const schema of selectToolSchemas(host, options)) tools[schema.name] = aiSdkTool(host, schema, { agent: options.agent, approval, store, steps });
   return tools;
 }
 
-function aiSdkTool(host: ToolHost, schema: ToolSchema, { agent, approval, store }: { agent: AgentRef | undefined; approval: 'host' | 'framework'; store: ResultStore }): ToolSet[string] {
+interface Shared {
+  readonly agent: AgentRef | undefined;
+  readonly approval: 'host' | 'framework';
+  readonly store: ResultStore;
+  readonly steps: StepScheduler;
+}
+
+function aiSdkTool(host: ToolHost, schema: ToolSchema, { agent, approval, store, steps }: Shared): ToolSet[string] {
   const name = schema.name;
   return {
     description: schema.description,
@@ -53,7 +62,8 @@ function aiSdkTool(host: ToolHost, schema: ToolSchema, { agent, approval, store 
       const toolCallId = options?.toolCallId;
       const approved = approval === 'framework' ? approvalEvidence(options?.messages, toolCallId) : undefined;
       const signal = options?.abortSignal;
-      const result = await host.call({ id: toolCallId, name, args: input }, { ...(agent ? { agent } : {}), ...(signal ? { signal } : {}), ...(approved ? { approved } : {}) });
+      // The SDK starts a step's calls at once; every call of a step gets the same messages array.
+      const result = await steps.call(options?.messages, { id: toolCallId, name, args: input }, { ...(agent ? { agent } : {}), ...(signal ? { signal } : {}), ...(approved ? { approved } : {}) });
       if (result.denied) {
         store.set(input, result);
         return deniedOutput(result);

@@ -69,7 +69,7 @@ describe.each([7, 6] as const)('ai %i', (major) => {
   describe('when choosing tools', () => {
     it('exposes all, or include minus exclude, in registration order, with our schemas and descriptions', async () => {
       const h = contractHost();
-      expect(Object.keys(m.adapter.toAiSdkTools(h.host))).toEqual(['lookup', 'deploy', 'fail', 'wait']);
+      expect(Object.keys(m.adapter.toAiSdkTools(h.host))).toEqual(['lookup', 'deploy', 'note', 'fail', 'wait']);
       expect(Object.keys(m.adapter.toAiSdkTools(h.host, { include: ['wait', 'lookup', 'fail'], exclude: ['fail'] }))).toEqual(['lookup', 'wait']);
       const { model } = await generate(m.adapter.toAiSdkTools(h.host, { include: ['lookup'] }), [{ id: 'c', name: 'lookup', args: { q: 'a' } }]);
       const sent = model.doGenerateCalls[0]!.tools as { name: string; description: string; inputSchema: unknown }[];
@@ -85,8 +85,8 @@ describe.each([7, 6] as const)('ai %i', (major) => {
         thrown = err;
       }
       expect(ToolSelectionError.isInstance(thrown)).toBe(true);
-      expect(thrown).toMatchObject({ option: 'include', unknownNames: ['lokup'], availableTools: ['lookup', 'deploy', 'fail', 'wait'] });
-      expect(() => m.adapter.toAiSdkTools(h.host, { exclude: ['nope'] })).toThrow('exclude names tools the host does not have: "nope". Available tools: lookup, deploy, fail, wait.');
+      expect(thrown).toMatchObject({ option: 'include', unknownNames: ['lokup'], availableTools: ['lookup', 'deploy', 'note', 'fail', 'wait'] });
+      expect(() => m.adapter.toAiSdkTools(h.host, { exclude: ['nope'] })).toThrow('exclude names tools the host does not have: "nope". Available tools: lookup, deploy, note, fail, wait.');
       expect(() => m.adapter.toAiSdkTools(h.host, { approval: 'auto' as never })).toThrow(/approval must be 'host' or 'framework'/);
     });
   });
@@ -145,7 +145,7 @@ describe.each([7, 6] as const)('ai %i', (major) => {
       for (let i = 0; i < 20; i++) await generate(tools, [{ id: `r${i}`, name: 'lookup', args: { q: `q${i}` } }, { id: `d${i}`, name: 'lookup', args: { q: 'secret' } }]);
       expect(refs).toHaveLength(40);
       expect(await collected(refs)).toBe(0);
-      expect(Object.keys(tools)).toHaveLength(4); // the tool set itself is still in use
+      expect(Object.keys(tools)).toHaveLength(5); // the tool set itself is still in use
     });
 
     it('keeps no result once the SDK is done with the call (rejected)', async () => {

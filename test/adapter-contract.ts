@@ -88,7 +88,9 @@ export interface ContractHost {
   readonly host: ToolHost;
   readonly events: ToolEvent[];
   /** How often each tool body ran. */
-  readonly runs: Record<'lookup' | 'deploy' | 'fail' | 'wait', number>;
+  readonly runs: Record<'lookup' | 'deploy' | 'fail' | 'wait' | 'note', number>;
+  /** `start <id>` / `end <id>` of the bodies of `lookup` (with `q: 'slow...'`) and `note`, in order. */
+  readonly timeline: string[];
   /** The signal each `wait` body got. */
   readonly waitSignals: AbortSignal[];
   close(): Promise<void>;
@@ -103,13 +105,22 @@ const AGENT: AgentRef = Object.freeze({ id: 'contract-agent' });
  * - `deploy({ env })`: a listener asks a person.
  * - `fail({ message })`: throws its message.
  * - `wait()`: waits for its signal.
+ * - `note({ text })`: exclusive (it writes), takes 30 ms; `lookup({ q: 'slow...' })` takes 30 ms
+ *   too; both log their start and end in `timeline`.
  * - `run_code` (real isolate, real type check), when `runCode` is set.
  */
 export function contractHost(options: { approval?: ApprovalChannel; runCode?: boolean } = {}): ContractHost {
   const events: ToolEvent[] = [];
   const host = createToolHost({ ...(options.approval ? { approval: options.approval } : {}), onEvent: (e) => events.push(e) });
-  const runs = { lookup: 0, deploy: 0, fail: 0, wait: 0 };
+  const runs = { lookup: 0, deploy: 0, fail: 0, wait: 0, note: 0 };
   const waitSignals: AbortSignal[] = [];
+  const timeline: string[] = [];
+  const timed = async <T>(label: string, body: () => T): Promise<T> => {
+    timeline.push(`start ${label}`);
+    await new Promise((r) => setTimeout(r, 30));
+    timeline.push(`end ${label}`);
+    return body();
+  };
   host.register([
     defineTool({
       name: 'lookup',
@@ -122,10 +133,12 @@ export function contractHost(options: { approval?: ApprovalChannel; runCode?: bo
       isConcurrencySafe: true,
       execute: async (args) => {
         runs.lookup++;
-        return { q: args.q, hits: Array.from({ length: args.limit ?? 2 }, (_, i) => `${args.q}-${i + 1}`) };
+        const value = () => ({ q: args.q, hits: Array.from({ length: args.limit ?? 2 }, (_, i) => `${args.q}-${i + 1}`) });
+        return args.q.startsWith('slow') ? timed(args.q, value) : value();
       },
     }),
     defineTool({ name: 'deploy', description: 'Deploys.', parameters: { env: { type: 'string', required: true } }, execute: (args) => (runs.deploy++, { deployed: args.env }) }),
+    defineTool({ name: 'note', description: 'Writes a note.', parameters: { text: { type: 'string', required: true } }, execute: (args) => (runs.note++, timed(`note ${args.text}`, () => ({ saved: args.text }))) }),
     defineTool({ name: 'fail', description: 'Fails.', parameters: { message: { type: 'string', required: true } }, execute: (args) => { runs.fail++; throw new Error(args.message); } }),
     defineTool({
       name: 'wait',
@@ -142,7 +155,7 @@ export function contractHost(options: { approval?: ApprovalChannel; runCode?: bo
   host.hooks.guard((e) => (e.toolName === 'lookup' && (e.args as { q: string }).q === 'secret' ? 'secret terms are off limits' : undefined));
   const runCode = options.runCode ? createRunCodeTool({ host, isolation: 'isolate', limits: { wallMs: 30_000 } }) : undefined;
   if (runCode) host.register(runCode);
-  return { host, events, runs, waitSignals, close: async () => void (await runCode?.close()) };
+  return { host, events, runs, waitSignals, timeline, close: async () => void (await runCode?.close()) };
 }
 
 const eventsOf = (events: readonly ToolEvent[], callId: string) => events.filter((e) => 'callId' in e && e.callId === callId);
@@ -257,6 +270,22 @@ export function describeAdapterContract(label: string, driver: AdapterDriver, tr
         expect(outcome.outputs.get('p2')).toEqual({ q: 'beta', hits: ['beta-1', 'beta-2', 'beta-3'] });
       }
       expect(h.runs.lookup).toBe(2);
+    });
+
+    it('runs an exclusive call alone, as host.runTurn would: never beside the other calls of its step', async () => {
+      const h = setup();
+      const outcome = await run(h, [
+        { id: 's1', name: 'lookup', args: { q: 'slow-a' } },
+        { id: 's2', name: 'lookup', args: { q: 'slow-b' } },
+        { id: 's3', name: 'note', args: { text: 'n1' } },
+        { id: 's4', name: 'lookup', args: { q: 'slow-c' } },
+      ]);
+      // The two parallel-safe calls before the barrier overlap; the barrier waits for both, the call after it for the barrier.
+      expect(h.timeline.slice(0, 2).sort()).toEqual(['start slow-a', 'start slow-b']);
+      expect(h.timeline.slice(2, 4).sort()).toEqual(['end slow-a', 'end slow-b']);
+      expect(h.timeline.slice(4)).toEqual(['start note n1', 'end note n1', 'start slow-c', 'end slow-c']);
+      expect(['s1', 's2', 's3', 's4'].map((id) => seenOf(outcome, id).form)).toEqual(['result', 'result', 'result', 'result']);
+      expect(seenOf(outcome, 's4').text).toBe('lookup "slow-c": slow-c-1, slow-c-2');
     });
 
     it('brings additional contexts to the model next to the result', async () => {

@@ -33,6 +33,7 @@ export type { ApprovalChannel } from './approval.js';
 export { DEFAULT_APPROVAL_TIMEOUT_MS } from './approval.js';
 export { decision } from './decision.js';
 export { CallScheduler } from './scheduler.js';
+export { StepScheduler } from './step-scheduler.js';
 export { subscribeAbort } from './abort-subscription.js';
 export { PtcError, ToolCallError, ToolDefinitionError, ToolRegistrationError } from './errors.js';
 export { deepFreeze, materializeJson, NotJsonError, toJson } from './json.js';

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { defineTool } from '../tools/index.js';
 import { CodeChecker } from './check-code.js';
 import { generateToolTypes } from './generate-tool-types.js';
-import { MAX_JSON_SCHEMA_DEPTH, parametersFromJsonSchema, zodFromJsonSchema } from './json-schema.js';
+import { MAX_JSON_SCHEMA_DEPTH, MAX_SCHEMA_DESCRIPTION_CHARS, parametersFromJsonSchema, zodFromJsonSchema } from './json-schema.js';
 
 /** Generated types of a tool whose parameters and output come from JSON Schema. */
 function typesFrom(parameters: unknown, output?: unknown) {
@@ -191,5 +191,76 @@ describe('when the converted schema validates', () => {
     expect(schema.safeParse({ n: 2 }).success).toBe(false);
     expect(schema.safeParse({ q: 'x', n: 0 }).success).toBe(false);
     expect(schema.safeParse({ q: 'x', extra: 1 }).success).toBe(false);
+  });
+});
+
+describe('when a hostile server names, orders or loops its schemas to break the types', () => {
+  it('lets an optional property named constructor or toString be left out, and still checks it when given', () => {
+    const params = parametersFromJsonSchema({ type: 'object', properties: { constructor: { type: 'string' }, toString: { type: 'number' }, nested: { type: 'object', properties: { valueOf: { type: 'boolean' } } } }, required: [] });
+    expect(params.schema.safeParse({}).success).toBe(true);
+    expect(params.schema.safeParse({ nested: {} }).success).toBe(true);
+    expect(params.schema.safeParse({ constructor: 'x', toString: 2, nested: { valueOf: true } }).success).toBe(true);
+    expect(params.schema.safeParse({ constructor: 1 }).success).toBe(false);
+    expect(params.schema.safeParse({ nested: { valueOf: 'no' } }).success).toBe(false);
+    const required = parametersFromJsonSchema(object({ constructor: { type: 'string' } }));
+    expect(required.schema.safeParse({}).success).toBe(false);
+    const { args } = typesFrom({ type: 'object', properties: { constructor: { type: 'string', description: 'Who built it' } } });
+    expect(args).toBe('{\n    /** Who built it */\n    constructor?: string;\n    [key: string]: unknown;\n}');
+  });
+
+  it('drops patternProperties whatever the key order, never leaving an object that refuses every key', () => {
+    const before = { type: 'object', patternProperties: { '^x-': { type: 'string' } }, additionalProperties: false };
+    const after = { type: 'object', additionalProperties: false, patternProperties: { '^x-': { type: 'string' } } };
+    for (const schema of [before, after]) {
+      const { output } = typesFrom(object({}), schema);
+      expect(output).toBe('{\n    [key: string]: unknown;\n}');
+      expect(zodFromJsonSchema(schema).schema.safeParse({ 'x-a': 'q' }).success).toBe(true);
+    }
+    const typed = { type: 'object', additionalProperties: { type: 'number' }, patternProperties: { '^s_': { type: 'string' } } };
+    expect(zodFromJsonSchema(typed).schema.safeParse({ s_name: 'text', n: 1 }).success).toBe(true);
+  });
+
+  it('types a $ref cycle with no value in between as unknown, not as an alias of itself', () => {
+    const { generated, args, warnings } = typesFrom(object({ x: { $ref: '#/$defs/a' } }, [], { $defs: { a: { $ref: '#/$defs/b' }, b: { $ref: '#/$defs/a' } } }));
+    expect(generated.declarations).not.toMatch(/type (\w+) = \1;/);
+    expect(args).toContain('x?: /* unknown: $ref cycle with no value in between (#/$defs/a -> #/$defs/b -> #/$defs/a) */ unknown;');
+    expect(warnings).toContainEqual(expect.stringMatching(/^#\/\$defs\/b: \$ref cycle with no value in between \(#\/\$defs\/a -> #\/\$defs\/b -> #\/\$defs\/a\); typed as unknown/));
+    expect(new CodeChecker(generated).declarationDiagnostics()).toEqual([]);
+    expect(parametersFromJsonSchema(object({ x: { $ref: '#/$defs/a' } }, [], { $defs: { a: { $ref: '#/$defs/b' }, b: { $ref: '#/$defs/a' } } })).schema.safeParse({ x: 1 }).success).toBe(true);
+  });
+
+  it('keeps the keywords beside a $ref, so a cycle through them types what both sides say', () => {
+    const schema = object({ x: { $ref: '#/$defs/a' } }, ['x'], {
+      $defs: {
+        a: { $ref: '#/$defs/b', type: 'object', properties: { n: { type: 'number' } }, required: ['n'] },
+        b: { $ref: '#/$defs/a', type: 'object', properties: { m: { type: 'string' } }, required: ['m'] },
+      },
+    });
+    const { generated, args } = typesFrom(schema);
+    expect(generated.declarations).not.toMatch(/type (\w+) = \1;/);
+    expect(args).toMatch(/m: string;[\s\S]*n: number;/);
+    const parse = parametersFromJsonSchema(schema).schema;
+    expect(parse.safeParse({ x: { n: 1, m: 'a' } }).success).toBe(true);
+    expect(parse.safeParse({ x: { n: 1 } }).success).toBe(false);
+    expect(new CodeChecker(generated).declarationDiagnostics()).toEqual([]);
+  });
+
+  it('keeps a recursion through a value a real recursive type', () => {
+    const { generated, args } = typesFrom(object({ x: { $ref: '#/$defs/a' } }, [], { $defs: { a: { type: 'object', properties: { b: { $ref: '#/$defs/b' } } }, b: { type: 'object', properties: { a: { $ref: '#/$defs/a' } } } } }));
+    expect(args).toContain('x?: RecursiveArgs_1;');
+    expect(generated.declarations).toMatch(/type RecursiveArgs_1 = \{\n {4}b\?: \{\n {8}a\?: RecursiveArgs_1;/);
+  });
+
+  it('cuts long descriptions and titles of properties, saying how many', () => {
+    const { args, warnings } = typesFrom({ type: 'object', properties: { a: { type: 'string', description: 'd'.repeat(5000) }, b: { type: 'string', title: 't'.repeat(900) } } });
+    expect(args).toContain(`/** ${'d'.repeat(MAX_SCHEMA_DESCRIPTION_CHARS - 1)}… */`);
+    expect(args.length).toBeLessThan(2 * MAX_SCHEMA_DESCRIPTION_CHARS + 200);
+    expect(warnings).toContain(`#: 2 description(s) or title(s) longer than ${MAX_SCHEMA_DESCRIPTION_CHARS} characters were cut`);
+  });
+
+  it('escapes bidi and zero-width characters of descriptions in the JSDoc the model reads', () => {
+    const { args } = typesFrom({ type: 'object', properties: { a: { type: 'string', description: 'safe\u202Etxt.exe \u2066x\u2069 zero\u200Bwidth \u001b[2K' } } });
+    expect(args).toContain('/** safe\\u202Etxt.exe \\u2066x\\u2069 zero\\u200Bwidth \\u001B[2K */');
+    expect(args).not.toMatch(/[\u202E\u2066\u2069\u200B\u001b]/);
   });
 });

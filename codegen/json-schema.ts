@@ -14,18 +14,35 @@
  * - regular expressions (`pattern`, `patternProperties`) are dropped by default: zod would run
  *   them on the host against model-written strings, and a hostile pattern can hang the process
  *   (catastrophic backtracking). Pass `patterns: 'keep'` for schemas you trust;
+ * - dropping `patternProperties` also lifts `additionalProperties` (whatever the key order):
+ *   the keys the patterns matched are allowed, unchecked, never refused;
+ * - a `$ref` beside other keywords means both (2019-09 and later: `allOf` of the two; draft 7
+ *   and 4 ignore the siblings, as their spec says); a reference cycle that never passes through
+ *   a value (`a: { $ref: b }, b: { $ref: a }`, or through `anyOf`/`allOf` only) has no type: the
+ *   reference that closes it becomes `unknown` with a warning, instead of a type alias of itself
+ *   and a validator that recurses until the stack overflows;
+ * - descriptions and titles are capped ({@link MAX_SCHEMA_DESCRIPTION_CHARS});
+ * - a property named like an `Object.prototype` member (`constructor`, `toString`) can be left
+ *   out when optional (own-keys.ts);
  * - OpenAPI's `nullable: true` is honoured; size and depth are bounded.
  * Whole-schema failure (not an object, cyclic, too large, or a throw inside zod) gives
  * `z.unknown()` with a warning.
  */
 import { z } from 'zod';
 import { isZodObject } from '../tools/index.js';
+import { guardInheritedKeys } from './own-keys.js';
 import { FALLBACK_KEY, jsonSchemaMetadata } from './zod-to-type.js';
 
 /** Options of {@link zodFromJsonSchema}. */
 export interface ZodFromJsonSchemaOptions {
   /** `'drop'` (default) removes `pattern`/`patternProperties`; `'keep'` validates them on the host. */
   readonly patterns?: 'drop' | 'keep';
+  /**
+   * Longest `description` or `title` kept on any subschema (default
+   * {@link MAX_SCHEMA_DESCRIPTION_CHARS}); longer ones are cut with `…`, so a schema's text in
+   * the declarations stays bounded by its number of properties, not by what a server wrote.
+   */
+  readonly maxDescriptionChars?: number;
 }
 
 /** What {@link zodFromJsonSchema} returns. */
@@ -40,6 +57,8 @@ export interface ZodFromJsonSchemaResult {
 export const MAX_JSON_SCHEMA_CHARS = 1_000_000;
 /** Deepest nesting of subschemas accepted; deeper parts become `unknown`. */
 export const MAX_JSON_SCHEMA_DEPTH = 64;
+/** Longest `description` or `title` of a subschema kept by default. */
+export const MAX_SCHEMA_DESCRIPTION_CHARS = 500;
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 type JsonObject = { [key: string]: Json };
@@ -59,6 +78,10 @@ const DROPPED: Record<string, string> = {
 };
 const ONE_SUBSCHEMA = ['items', 'additionalProperties', 'additionalItems', 'contains', 'propertyNames'];
 const SUBSCHEMA_LISTS = ['anyOf', 'oneOf', 'allOf', 'prefixItems', 'items'];
+/** Keywords that apply to the same value (not to a part of it): a `$ref` cycle through only these has no value in between. */
+const IN_PLACE_LISTS = ['anyOf', 'oneOf', 'allOf'];
+/** Keywords beside a `$ref` that only annotate it (they are kept on the reference, not made an `allOf`). */
+const ANNOTATIONS = new Set(['description', 'title', '$comment', 'default', 'examples', 'deprecated', 'readOnly', 'writeOnly', '$id', '$anchor', '$schema']);
 
 function isObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -86,16 +109,39 @@ function isPrimitive(value: Json): boolean {
   return value === null || typeof value !== 'object';
 }
 
+/**
+ * 2019-09 and later: a `$ref` beside other keywords applies both (zod would keep only the
+ * reference): `{ $ref, ...rest }` becomes `{ allOf: [{ $ref }, rest] }`, annotations staying on top.
+ */
+function refWithSiblings(schema: JsonObject): JsonObject {
+  if (typeof schema.$ref !== 'string') return schema;
+  const keys = Object.keys(schema).filter((k) => k !== '$ref' && !ANNOTATIONS.has(k));
+  if (keys.length === 0) return schema;
+  const rest: JsonObject = {};
+  const out: JsonObject = {};
+  for (const key of Object.keys(schema)) {
+    if (key === '$ref') continue;
+    setOwn(ANNOTATIONS.has(key) ? out : rest, key, schema[key]!);
+  }
+  const all = Array.isArray(rest.allOf) ? rest.allOf : undefined;
+  delete rest.allOf;
+  setOwn(out, 'allOf', [{ $ref: schema.$ref }, ...(Object.keys(rest).length > 0 ? [rest] : []), ...(all ?? [])]);
+  return out;
+}
+
 class Sanitizer {
   readonly warnings: string[] = [];
   private readonly defs: JsonObject = {};
   private readonly hoisted = new Map<string, string>();
   private readonly pending: [string, Json, string][] = [];
 
+  private cutDescriptions = 0;
+
   constructor(
     private readonly root: JsonObject,
     private readonly defsKey: '$defs' | 'definitions',
     private readonly keepPatterns: boolean,
+    private readonly maxDescriptionChars: number,
   ) {}
 
   run(): JsonObject {
@@ -120,8 +166,51 @@ class Sanitizer {
     }
     delete out.$defs;
     delete out.definitions;
+    this.breakValuelessCycles(out);
     if (Object.keys(this.defs).length > 0) setOwn(out, this.defsKey, this.defs);
+    if (this.cutDescriptions > 0) this.warn('#', `${this.cutDescriptions} description(s) or title(s) longer than ${this.maxDescriptionChars} characters were cut`);
     return out;
+  }
+
+  /**
+   * Finds `$ref` cycles that pass through no value (only `$ref`, `anyOf`, `oneOf`, `allOf`) and
+   * turns the reference closing each into `unknown`. Runs on the sanitized document, whose
+   * references are all `#` or `#/<defs>/<name>`.
+   */
+  private breakValuelessCycles(root: JsonObject): void {
+    const target = (ref: string) => (ref === '#' ? '#' : decodeSegment(ref.slice(`#/${this.defsKey}/`.length)));
+    const schemaOf = (name: string): Json => (name === '#' ? root : this.defs[name]!);
+    /** The objects holding a `$ref` reached from `schema` without entering a value. */
+    const refsInPlace = (schema: Json, found: JsonObject[]) => {
+      if (!isObject(schema)) return found;
+      if (typeof schema.$ref === 'string') found.push(schema);
+      for (const key of IN_PLACE_LISTS) {
+        const list = schema[key];
+        if (Array.isArray(list)) for (const item of list) refsInPlace(item, found);
+      }
+      return found;
+    };
+    const state = new Map<string, 'open' | 'done'>();
+    const visit = (name: string, path: string[]) => {
+      state.set(name, 'open');
+      for (const holder of refsInPlace(schemaOf(name), [])) {
+        const next = target(holder.$ref as string);
+        if (next !== '#' && !Object.hasOwn(this.defs, next)) continue;
+        const seen = state.get(next);
+        if (seen === 'open') {
+          const cycle = [...path.slice(path.indexOf(next)), next].map((n) => (n === '#' ? '#' : pointerJoin('#', this.defsKey, n))).join(' -> ');
+          const problem = `$ref cycle with no value in between (${cycle})`;
+          this.warn(name === '#' ? '#' : pointerJoin('#', this.defsKey, name), `${problem}; typed as unknown`);
+          delete holder.$ref;
+          setOwn(holder, FALLBACK_KEY, problem);
+        } else if (seen === undefined) {
+          visit(next, [...path, next]);
+        }
+      }
+      state.set(name, 'done');
+    };
+    visit('#', ['#']);
+    for (const name of Object.keys(this.defs)) if (!state.has(name)) visit(name, [name]);
   }
 
   private warn(at: string, problem: string): void {
@@ -184,8 +273,10 @@ class Sanitizer {
         }
         continue;
       }
-      if ((key === 'pattern' || key === 'patternProperties') && !this.keepPatterns) {
-        if (key === 'patternProperties' && schema.additionalProperties === false) setOwn(out, 'additionalProperties', true);
+      if ((key === 'pattern' || key === 'patternProperties') && !this.keepPatterns) continue;
+      if ((key === 'description' || key === 'title') && typeof value === 'string' && value.length > this.maxDescriptionChars) {
+        this.cutDescriptions++;
+        setOwn(out, key, `${value.slice(0, this.maxDescriptionChars - 1)}…`);
         continue;
       }
       switch (key) {
@@ -242,12 +333,16 @@ class Sanitizer {
         }
       }
     }
+    // The keys patternProperties matched may be anything now, whichever key came first.
+    if (Object.hasOwn(schema, 'patternProperties') && !this.keepPatterns && Object.hasOwn(out, 'additionalProperties') && out.additionalProperties !== true) {
+      setOwn(out, 'additionalProperties', true);
+    }
     // OpenAPI 3.0 `nullable: true` outside an OpenAPI document: express it as a null type.
     if (out.nullable === true && typeof out.type === 'string') {
       out.type = [out.type, 'null'];
       delete out.nullable;
     }
-    return out;
+    return this.defsKey === '$defs' ? refWithSiblings(out) : out;
   }
 }
 
@@ -275,7 +370,7 @@ export function zodFromJsonSchema(schema: unknown, options: ZodFromJsonSchemaOpt
   }
   if (!isObject(copy)) return wholeFallback('the schema is not an object');
   let sanitized: JsonObject;
-  const sanitizer = new Sanitizer(copy, definitionsKey(copy), options.patterns === 'keep');
+  const sanitizer = new Sanitizer(copy, definitionsKey(copy), options.patterns === 'keep', Math.max(1, options.maxDescriptionChars ?? MAX_SCHEMA_DESCRIPTION_CHARS));
   try {
     sanitized = sanitizer.run();
   } catch (err) {
@@ -283,7 +378,7 @@ export function zodFromJsonSchema(schema: unknown, options: ZodFromJsonSchemaOpt
   }
   try {
     const converted = z.fromJSONSchema(sanitized as z.core.JSONSchema.JSONSchema, { registry: jsonSchemaMetadata });
-    return { schema: converted, warnings: sanitizer.warnings };
+    return { schema: guardInheritedKeys(converted), warnings: sanitizer.warnings };
   } catch (err) {
     const result = wholeFallback(`zod cannot convert the schema (${(err as Error)?.message ?? String(err)})`);
     return { schema: result.schema, warnings: [...sanitizer.warnings, ...result.warnings] };

@@ -25,6 +25,7 @@ import ts from './typescript-module.cjs';
 import { z } from 'zod';
 import type { AuxiliaryTypeStore, ZodToTsOptions } from 'zod-to-ts';
 import zodToTsModule from './zod-to-ts-module.cjs';
+import { visibleText } from '../tools/index.js';
 import { jsDocCommentBody } from './jsdoc.js';
 import { printTypeNode } from './print-type.js';
 import { isKeyword, keyword, unionOf } from './type-nodes.js';
@@ -97,7 +98,7 @@ export function defOf(schema: z.core.$ZodType): AnyDef {
 
 function describedUnknown(note: string): ts.TypeNode {
   const node = f.createKeywordTypeNode(ts.SyntaxKind.UnknownKeyword);
-  ts.addSyntheticLeadingComment(node, ts.SyntaxKind.MultiLineCommentTrivia, ` ${note.replace(/\*\//g, '*\\/').replace(/[\r\n\u2028\u2029]+/g, ' ')} `, false);
+  ts.addSyntheticLeadingComment(node, ts.SyntaxKind.MultiLineCommentTrivia, ` ${visibleText(note.replace(/\*\//g, '*\\/').replace(/[\r\n\u2028\u2029]+/g, ' '))} `, false);
   return node;
 }
 

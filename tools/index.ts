@@ -66,6 +66,8 @@ export { unwrapResult } from './unwrap-result.js';
 export { selectToolSchemas, ToolSelectionError } from './select-tools.js';
 export type { ToolSelection } from './select-tools.js';
 export { modelContent, modelText } from './model-content.js';
+export { visibleText } from './visible-text.js';
+export type { VisibleTextOptions } from './visible-text.js';
 export { EVENT_LOG_FORMAT, readEvent, replaySession, SessionViewBuilder, watchSession } from './replay/index.js';
 export type {
   CallStatus,

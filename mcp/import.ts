@@ -1,40 +1,53 @@
 /**
- * MCP import: start stdio MCP servers with the SDK's `Client` and turn each of their tools into
- * an ordinary tool (`defineTool`), so programs call them with typed bindings and every call goes
- * through the host's pipeline: validation, listeners, guards, approval, events.
+ * MCP import: connect to MCP servers (stdio or Streamable HTTP) with the SDK's `Client` and turn
+ * each of their tools into an ordinary tool (`defineTool`), so programs call them with typed
+ * bindings and every call goes through the host's pipeline: validation, listeners, guards,
+ * approval, events.
  *
  * Mapping, per tool of server `s`:
  * - name `s.<tool>` (a program calls it as `tools.s_<tool>` by the codegen mapping:
  *   `everything.get-sum` -> `tools.everything_get_sum`);
  * - `inputSchema` and `outputSchema` go through codegen's `zodFromJsonSchema` (remote schemas are
- *   untrusted: what zod cannot express becomes `unknown`, regexes are dropped, each warning names
- *   the tool and the JSON pointer). A non-object input schema accepts any object (documented
- *   fallback with a warning); the server still validates;
+ *   untrusted: what zod cannot express becomes `unknown`, regexes are dropped, descriptions are
+ *   cut, each warning names the tool and the JSON pointer). A non-object input schema accepts any
+ *   object (documented fallback with a warning); the server still validates;
  * - the canonical value is `structuredContent`; without it, the text of the content blocks
  *   (other blocks described in brackets). `isError` results become tool errors carrying the
  *   server's text, so programs see it in `ToolCallError.message`;
  * - parallel only when the server marks the tool `readOnlyHint: true`; otherwise exclusive.
  *   Hints are the server's claim; they only affect scheduling, never policy.
- * A tool that cannot be defined (a name over 128 characters, a name with characters we do not
- * allow) is skipped and listed in `skipped`, never silently dropped. Descriptions are capped.
+ * What one server can add is bounded: a description of {@link MAX_MCP_DESCRIPTION_CHARS}, a
+ * tool's schema text of {@link MAX_MCP_TOOL_SCHEMA_CHARS}, a server's of
+ * {@link MAX_MCP_SERVER_SCHEMA_CHARS}, {@link MAX_TOOLS_PER_SERVER} tools. A tool that cannot be
+ * defined, is over a bound, or whose program name another tool has is skipped and listed in
+ * `skipped`, never silently dropped. {@link McpImport.register} checks the host's own tools too,
+ * so an imported tool never shadows or breaks one (a server `docs` with a tool `read` is
+ * `tools.docs_read`, which the host's `docs_read` may already be).
  */
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import type { Readable } from 'node:stream';
 import type { z } from 'zod';
 import { callableNameOf, parametersFromJsonSchema, zodFromJsonSchema } from '../codegen/index.js';
-import { defineTool, type Tool } from '../tools/index.js';
+import { defineTool, toModelJsonSchema, type Disposable, type Tool, type ToolHost } from '../tools/index.js';
 import { checkServerSpecs, type McpServerSpec } from './config.js';
-import { McpServerStartError } from './errors.js';
+import { connectServer, MAX_TOOLS_PER_SERVER, type McpListedTool, type ServerConnection } from './connect-server.js';
 
 /** Options of {@link importMcpServers}. */
 export interface ImportMcpOptions {
-  /** Per-call timeout sent to the SDK (default 60 s). */
+  /** Per-call timeout sent to the SDK (default 60 s). A program's call also ends with its run. */
   readonly callTimeoutMs?: number;
   /** Time allowed for a server to start and list its tools (default 30 s). */
   readonly startTimeoutMs?: number;
-  /** Receives each line a server writes to stderr (default: dropped, but kept for start errors). */
+  /**
+   * Receives each line a server writes to stderr, cut at 4,000 characters (default: dropped;
+   * the last lines are kept, at a fixed size, for start errors).
+   */
   readonly onServerStderr?: (server: string, line: string) => void;
+  /** Receives the server's log notifications (`notifications/message`), text cut at 4,000 characters (default: dropped). */
+  readonly onServerLog?: (server: string, entry: { readonly level: string; readonly text: string }) => void;
+  /**
+   * Called once when a server goes away after it started ("exited with code 3"). Servers are not
+   * restarted: their tools fail from then on, saying why.
+   */
+  readonly onServerExit?: (server: string, reason: string) => void;
   /** Client name sent in `initialize` (default `ptc-runtime`). */
   readonly clientName?: string;
 }
@@ -46,23 +59,40 @@ export interface SkippedMcpTool {
   readonly reason: string;
 }
 
-/** Started servers and their tools. */
+/** Connected servers and their tools. */
 export interface McpImport {
-  /** Tools to `host.register`, in server then listing order. */
+  /** Tools to register, in server then listing order. Prefer {@link McpImport.register}, which checks the host's names. */
   readonly tools: readonly Tool[];
-  readonly servers: readonly { readonly name: string; readonly serverName?: string; readonly version?: string; readonly toolCount: number }[];
+  readonly servers: readonly {
+    readonly name: string;
+    readonly serverName?: string;
+    readonly version?: string;
+    readonly toolCount: number;
+    readonly transport: 'stdio' | 'streamable-http' | 'sse';
+  }[];
   /** Schema approximations, each naming the tool. */
   readonly warnings: readonly string[];
+  /** Tools left out and why; {@link McpImport.register} adds the ones whose names the host has. */
   readonly skipped: readonly SkippedMcpTool[];
+  /**
+   * Registers the tools in `host`, except those whose name or program name (`tools.<callable>`)
+   * one of the host's tools already has: those are added to `skipped`, and the host's tool is
+   * untouched. Returns the registration's disposable.
+   */
+  register(host: ToolHost): Disposable;
   /** Closes every client and stops every server process. */
   close(): Promise<void>;
 }
 
-/** Longest description kept from a server. */
+/** Longest tool description kept from a server. */
 export const MAX_MCP_DESCRIPTION_CHARS = 4_000;
-const MAX_TOOLS_PER_SERVER = 1_000;
+/** Longest schema text of one imported tool (description, input and output schema as JSON, after the caps). */
+export const MAX_MCP_TOOL_SCHEMA_CHARS = 64_000;
+/** Most schema text imported from one server; tools past it are skipped. */
+export const MAX_MCP_SERVER_SCHEMA_CHARS = 1_000_000;
+/** Largest raw schema (input and output as JSON) read from a server before any conversion. */
+const MAX_RAW_SCHEMA_CHARS = 256_000;
 
-type McpTool = Awaited<ReturnType<Client['listTools']>>['tools'][number];
 type McpContent = { type: string; text?: unknown; mimeType?: unknown; uri?: unknown; resource?: { uri?: unknown; text?: unknown } };
 
 /** The tool name a server's tool gets. */
@@ -83,30 +113,51 @@ export function mcpContentText(content: readonly McpContent[]): string {
     .join('\n');
 }
 
-function toolFromMcp(server: string, client: Client, mcp: McpTool, options: ImportMcpOptions, warnings: string[]): Tool {
+/** The error a call to a server that is gone fails with. */
+function goneError(server: string, reason: string): Error {
+  return new Error(`MCP server "${server}" ${reason}; it is not restarted, so its tools fail from now on`);
+}
+
+interface Mapped {
+  readonly tool: Tool;
+  /** Schema text it adds to the declarations. */
+  readonly size: number;
+}
+
+function toolFromMcp(server: string, conn: ServerConnection, mcp: McpListedTool, options: ImportMcpOptions, warnings: string[]): Mapped {
   const name = mcpToolName(server, mcp.name);
+  const raw = (JSON.stringify(mcp.inputSchema) ?? '').length + (JSON.stringify(mcp.outputSchema) ?? '').length;
+  if (raw > MAX_RAW_SCHEMA_CHARS) throw new Error(`its schemas are ${raw} characters; the most read is ${MAX_RAW_SCHEMA_CHARS}`);
   const input = parametersFromJsonSchema(mcp.inputSchema);
-  for (const w of input.warnings) warnings.push(`${name}: inputSchema ${w}`);
-  const parameters = input.schema;
+  const toolWarnings = input.warnings.map((w) => `${name}: inputSchema ${w}`);
   let outputSchema: z.ZodType | undefined;
   if (mcp.outputSchema) {
     const out = zodFromJsonSchema(mcp.outputSchema);
-    for (const w of out.warnings) warnings.push(`${name}: outputSchema ${w}`);
+    toolWarnings.push(...out.warnings.map((w) => `${name}: outputSchema ${w}`));
     outputSchema = out.schema;
   }
   const text = (mcp.description ?? mcp.title ?? '').trim() || `Tool "${mcp.name}" of MCP server "${server}".`;
   const description = text.length > MAX_MCP_DESCRIPTION_CHARS ? `${text.slice(0, MAX_MCP_DESCRIPTION_CHARS - 1)}…` : text;
-  return defineTool({
+  const { client } = conn;
+  const tool = defineTool({
     name,
     description,
-    parameters,
+    parameters: input.schema,
     ...(outputSchema ? { output: { schema: outputSchema } } : {}),
     ...(mcp.annotations?.readOnlyHint === true ? { isConcurrencySafe: true } : {}),
     execute: async (args, exec) => {
-      const result = await client.callTool({ name: mcp.name, arguments: args as Record<string, unknown> }, undefined, {
-        signal: exec.signal,
-        timeout: options.callTimeoutMs ?? 60_000,
-      });
+      const before = conn.gone();
+      if (before) throw goneError(server, before);
+      let result: Awaited<ReturnType<typeof client.callTool>>;
+      try {
+        result = await client.callTool({ name: mcp.name, arguments: args as Record<string, unknown> }, undefined, {
+          signal: exec.signal,
+          timeout: options.callTimeoutMs ?? 60_000,
+        });
+      } catch (err) {
+        const reason = conn.gone();
+        throw reason ? goneError(server, reason) : err;
+      }
       const content = (Array.isArray(result.content) ? result.content : []) as McpContent[];
       if (result.isError === true) throw new Error(mcpContentText(content) || `MCP tool ${mcp.name} reported an error`);
       if (result.structuredContent !== undefined && result.structuredContent !== null) return result.structuredContent as never;
@@ -114,82 +165,62 @@ function toolFromMcp(server: string, client: Client, mcp: McpTool, options: Impo
       return mcpContentText(content) as never;
     },
   }) as Tool;
+  const size = description.length + JSON.stringify(tool.parametersJsonSchema).length + (tool.output.schema ? (JSON.stringify(toModelJsonSchema(tool.output.schema)) ?? '').length : 0);
+  if (size > MAX_MCP_TOOL_SCHEMA_CHARS) throw new Error(`its schema text is ${size} characters after the caps; the most one tool may add is ${MAX_MCP_TOOL_SCHEMA_CHARS}`);
+  warnings.push(...toolWarnings);
+  return { tool, size };
 }
 
-async function startServer(spec: McpServerSpec, options: ImportMcpOptions, warnings: string[], skipped: SkippedMcpTool[]) {
-  const commandText = [spec.command, ...spec.args].join(' ');
-  const transport = new StdioClientTransport({
-    command: spec.command,
-    args: [...spec.args],
-    env: { ...getDefaultEnvironment(), ...(spec.env ?? {}) },
-    ...(spec.cwd ? { cwd: spec.cwd } : {}),
-    stderr: 'pipe',
-  });
-  const tail: string[] = [];
-  let partial = '';
-  (transport.stderr as Readable | null)?.on('data', (chunk: Buffer) => {
-    const lines = (partial + chunk.toString('utf8')).split('\n');
-    partial = lines.pop() ?? '';
-    for (const line of lines) {
-      tail.push(line);
-      if (tail.length > 20) tail.shift();
-      options.onServerStderr?.(spec.name, line);
-    }
-  });
-  const client = new Client({ name: options.clientName ?? 'ptc-runtime', version: '0.1.0' });
-  const fail = (problem: string) => new McpServerStartError(spec.name, commandText, problem, tail.join('\n').slice(-2_000));
-  const timeoutMs = options.startTimeoutMs ?? 30_000;
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
-  });
-  try {
-    await Promise.race([client.connect(transport), timeout]);
-    const listed: McpTool[] = [];
-    let cursor: string | undefined;
-    do {
-      const page = await Promise.race([client.listTools(cursor ? { cursor } : undefined), timeout]);
-      listed.push(...page.tools);
-      cursor = page.nextCursor;
-    } while (cursor && listed.length < MAX_TOOLS_PER_SERVER);
-    const tools: Tool[] = [];
-    for (const mcp of listed.slice(0, MAX_TOOLS_PER_SERVER)) {
-      try {
-        tools.push(toolFromMcp(spec.name, client, mcp, options, warnings));
-      } catch (err) {
-        skipped.push({ server: spec.name, tool: String(mcp.name).slice(0, 200), reason: (err as Error).message });
+function mapServer(server: string, conn: ServerConnection, options: ImportMcpOptions, warnings: string[], skipped: SkippedMcpTool[]): Tool[] {
+  const tools: Tool[] = [];
+  let budget = MAX_MCP_SERVER_SCHEMA_CHARS;
+  for (const mcp of conn.listed) {
+    const toolName = String(mcp.name).slice(0, 200);
+    try {
+      const mapped = toolFromMcp(server, conn, mcp, options, warnings);
+      if (mapped.size > budget) {
+        skipped.push({ server, tool: toolName, reason: `the server's tools passed ${MAX_MCP_SERVER_SCHEMA_CHARS} characters of schema text, the most one server may add` });
+        continue;
       }
+      budget -= mapped.size;
+      tools.push(mapped.tool);
+    } catch (err) {
+      skipped.push({ server, tool: toolName, reason: (err as Error).message });
     }
-    if (listed.length > MAX_TOOLS_PER_SERVER) skipped.push({ server: spec.name, tool: '*', reason: `more than ${MAX_TOOLS_PER_SERVER} tools; the rest were not imported` });
-    const info = client.getServerVersion();
-    return { client, tools: tools as readonly Tool[], info };
-  } catch (err) {
-    await client.close().catch(() => {});
-    throw fail((err as Error)?.message ?? String(err));
-  } finally {
-    clearTimeout(timer);
   }
+  if (conn.truncated) skipped.push({ server, tool: '*', reason: `more than ${MAX_TOOLS_PER_SERVER} tools; the rest were not imported` });
+  return tools;
 }
 
 /**
- * Starts every server (concurrently), lists its tools and maps them. If any server fails, the
- * others are closed and a {@link McpServerStartError} names the one that failed.
+ * Connects to every server (concurrently), lists its tools and maps them. If any server fails,
+ * the others are closed and a {@link McpServerStartError} names the one that failed.
  */
 export async function importMcpServers(specs: readonly McpServerSpec[], options: ImportMcpOptions = {}): Promise<McpImport> {
   checkServerSpecs(specs);
   const warnings: string[] = [];
   const skipped: SkippedMcpTool[] = [];
-  const started = await Promise.allSettled(specs.map((s) => startServer(s, options, warnings, skipped)));
-  const clients = started.flatMap((r) => (r.status === 'fulfilled' ? [r.value.client] : []));
+  const started = await Promise.allSettled(
+    specs.map((spec) =>
+      connectServer(spec, {
+        startTimeoutMs: options.startTimeoutMs ?? 30_000,
+        clientName: options.clientName ?? 'ptc-runtime',
+        ...(options.onServerStderr ? { onStderr: (line: string) => options.onServerStderr!(spec.name, line) } : {}),
+        ...(options.onServerLog ? { onLog: (entry: { level: string; text: string }) => options.onServerLog!(spec.name, entry) } : {}),
+        ...(options.onServerExit ? { onExit: (reason: string) => options.onServerExit!(spec.name, reason) } : {}),
+      }),
+    ),
+  );
+  const connections = started.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
   const closeAll = async () => {
-    await Promise.all(clients.map((c) => c.close().catch(() => {})));
+    await Promise.all(connections.map((c) => c.close()));
   };
   const failed = started.find((r): r is PromiseRejectedResult => r.status === 'rejected');
   if (failed) {
     await closeAll();
     throw failed.reason;
   }
-  const ok = started.map((r) => (r as PromiseFulfilledResult<Awaited<ReturnType<typeof startServer>>>).value);
+  const ok = connections.map((conn, i) => ({ conn, name: specs[i]!.name, tools: mapServer(specs[i]!.name, conn, options, warnings, skipped) }));
   // Two tools whose names map to one `tools.<callable>` (`fs.a-b`, `fs.a_b`) cannot both be
   // called from a program: keep the first, list the other in `skipped`.
   const byCallable = new Map<string, string>();
@@ -198,22 +229,41 @@ export async function importMcpServers(specs: readonly McpServerSpec[], options:
       const callable = callableNameOf(tool.name);
       const taken = byCallable.get(callable);
       if (taken === undefined) return byCallable.set(callable, tool.name), true;
-      const [serverName, ...rest] = tool.name.split('.');
-      skipped.push({ server: serverName!, tool: rest.join('.'), reason: `its program name tools.${callable} is taken by ${taken}` });
+      skipped.push({ server: server.name, tool: tool.name.slice(server.name.length + 1), reason: `its program name tools.${callable} is taken by ${taken}` });
       return false;
     });
   }
+  const tools = ok.flatMap((s) => s.tools);
+  const serverOf = new Map(ok.flatMap((s) => s.tools.map((t) => [t, s.name] as const)));
   let closed = false;
   return {
-    tools: ok.flatMap((s) => s.tools),
-    servers: ok.map((s, i) => ({
-      name: specs[i]!.name,
-      ...(s.info?.name ? { serverName: s.info.name } : {}),
-      ...(s.info?.version ? { version: s.info.version } : {}),
+    tools,
+    servers: ok.map((s) => ({
+      name: s.name,
+      ...(s.conn.info?.name ? { serverName: s.conn.info.name } : {}),
+      ...(s.conn.info?.version ? { version: s.conn.info.version } : {}),
       toolCount: s.tools.length,
+      transport: s.conn.transport,
     })),
     warnings,
     skipped,
+    register(host) {
+      const hostNames = new Set<string>();
+      const hostCallables = new Map<string, string>();
+      for (const t of host.tools()) {
+        hostNames.add(t.name);
+        hostCallables.set(callableNameOf(t.name), t.name);
+      }
+      const keep = tools.filter((tool) => {
+        const server = serverOf.get(tool)!;
+        const owner = hostNames.has(tool.name) ? tool.name : hostCallables.get(callableNameOf(tool.name));
+        if (owner === undefined) return true;
+        const reason = owner === tool.name ? `the host already has a tool named ${owner}` : `its program name tools.${callableNameOf(tool.name)} is the host's tool ${owner}`;
+        skipped.push({ server, tool: tool.name.slice(server.length + 1), reason });
+        return false;
+      });
+      return host.register(keep);
+    },
     async close() {
       if (closed) return;
       closed = true;

@@ -1,12 +1,16 @@
 /**
- * MCP, both directions: import tools from stdio MCP servers into a host (`importMcpServers`),
- * and serve a host's `run_code` (and optionally its tools) over stdio (`createMcpServer`).
+ * MCP, both directions: import tools from MCP servers, stdio or Streamable HTTP, into a host
+ * (`importMcpServers`), and serve a host's `run_code` (and optionally its tools) over stdio
+ * (`serveMcpStdio`, `createMcpServer`) or Streamable HTTP (`serveMcpHttp`).
  * Needs the optional peer dependency `@modelcontextprotocol/sdk`.
  */
-export { checkServerSpecs, deriveServerName, parseMcpCommandLine, parseMcpConfig, readMcpConfig, splitCommandLine } from './config.js';
-export type { McpServerSpec } from './config.js';
+export { checkServerSpecs, deriveServerName, deriveServerNameFromUrl, describeServer, expandEnv, isHttpServerSpec, parseMcpCommandLine, parseMcpConfig, readMcpConfig, splitCommandLine } from './config.js';
+export type { McpHttpServerSpec, McpServerSpec, McpStdioServerSpec } from './config.js';
+export { acceptAnyStructuredContent, MAX_TOOLS_PER_SERVER } from './connect-server.js';
 export { McpConfigError, McpMessageTooLargeError, McpServerStartError } from './errors.js';
-export { importMcpServers, MAX_MCP_DESCRIPTION_CHARS, mcpContentText, mcpToolName } from './import.js';
+export { boundedFetch, MAX_HTTP_MESSAGE_BYTES } from './http-client.js';
+export { importMcpServers, MAX_MCP_DESCRIPTION_CHARS, MAX_MCP_SERVER_SCHEMA_CHARS, MAX_MCP_TOOL_SCHEMA_CHARS, mcpContentText, mcpToolName } from './import.js';
 export type { ImportMcpOptions, McpImport, SkippedMcpTool } from './import.js';
+export { redactSecrets, redactUrl } from './redact.js';
 export { createMcpServer, MAX_STDIO_MESSAGE_BYTES, mcpApprovalChannel, serveMcpStdio, toMcpResult } from './serve.js';
 export type { McpApprovalChannel, McpServeOptions } from './serve.js';

@@ -8,6 +8,7 @@ import { readFileSync, realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { Command, CommanderError } from 'commander';
 import { commands } from './commands/index.js';
+import { visibleText } from '../tools/index.js';
 import { CliError, EXIT } from './errors.js';
 
 function packageVersion(): string {
@@ -46,10 +47,10 @@ export async function runCli(argv: readonly string[]): Promise<number> {
       return EXIT.usage;
     }
     if (CliError.isInstance(err)) {
-      process.stderr.write(`ptc: ${err.message}\n`);
+      process.stderr.write(`ptc: ${visibleText(err.message, { newlines: 'keep' })}\n`);
       return (err as CliError).exitCode;
     }
-    process.stderr.write(`ptc: ${err instanceof Error ? err.stack ?? err.message : String(err)}\n`);
+    process.stderr.write(`ptc: ${visibleText(err instanceof Error ? (err.stack ?? err.message) : String(err), { newlines: 'keep' })}\n`);
     return EXIT.failed;
   }
 }

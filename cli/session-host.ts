@@ -8,9 +8,14 @@
 import { createInterface } from 'node:readline/promises';
 import type { McpImport, McpServerSpec } from '../mcp/index.js';
 import type { RunCodeTool } from '../runtime/index.js';
-import { traceFileSink, type ApprovalChannel, type EventSink, type ToolHost, type TraceWriter } from '../tools/index.js';
+import { traceFileSink, visibleText, type ApprovalChannel, type EventSink, type ToolHost, type TraceWriter } from '../tools/index.js';
 import { CliError } from './errors.js';
 import { loadToolsModule } from './load-tools.js';
+
+/** Most warnings (and skipped tools) printed one by one; the rest are counted. */
+const MAX_LISTED = 20;
+/** One diagnostic line on stderr. */
+const say = (line: string) => void process.stderr.write(`${line}\n`);
 
 /** How `ask` decisions are answered. */
 export type ApproveMode = 'yes' | 'no' | 'prompt';
@@ -53,7 +58,7 @@ export function approvalChannel(mode: ApproveMode, say: (line: string) => void =
   if (mode === 'yes') {
     return {
       request: async ({ execution, reason }) => {
-        say(`ptc: approved once (--approve yes): ${execution.toolName} ${JSON.stringify(execution.args)} (${reason})`);
+        say(`ptc: approved once (--approve yes): ${visibleText(`${execution.toolName} ${JSON.stringify(execution.args)} (${reason})`)}`);
         return 'allow-once';
       },
     };
@@ -63,7 +68,7 @@ export function approvalChannel(mode: ApproveMode, say: (line: string) => void =
       if (!process.stdin.isTTY) throw new Error('no terminal to ask on (stdin is not a TTY)');
       const rl = createInterface({ input: process.stdin, output: process.stderr });
       try {
-        const answer = await rl.question(`\nptc: ${execution.toolName} ${JSON.stringify(execution.args)}\n     asks for approval: ${reason}\n     allow once? [y/N] `, { signal });
+        const answer = await rl.question(`\nptc: ${visibleText(`${execution.toolName} ${JSON.stringify(execution.args)}`)}\n     asks for approval: ${visibleText(reason)}\n     allow once? [y/N] `, { signal });
         return /^y(es)?$/i.test(answer.trim()) ? 'allow-once' : 'deny';
       } finally {
         rl.close();
@@ -109,15 +114,25 @@ export async function buildSessionHost(
   if (specs.length > 0) {
     try {
       const { importMcpServers } = await import('../mcp/index.js');
-      mcp = await importMcpServers(specs, extra.verbose ? { onServerStderr: (s, line) => process.stderr.write(`[mcp:${s}] ${line}\n`) } : {});
-      host.register(mcp.tools);
+      mcp = await importMcpServers(specs, {
+        ...(extra.verbose
+          ? {
+              onServerStderr: (s: string, line: string) => say(`[mcp:${s}] ${visibleText(line)}`),
+              onServerLog: (s: string, e: { level: string; text: string }) => say(`[mcp:${s}] ${visibleText(e.level)}: ${visibleText(e.text)}`),
+            }
+          : {}),
+        onServerExit: (s: string, reason: string) => say(`ptc: MCP server "${s}" ${visibleText(reason)}; it is not restarted, so its tools fail from now on`),
+      });
+      mcp.register(host);
     } catch (err) {
       trace?.close();
       await mcp?.close();
       throw new CliError((err as Error).message);
     }
-    for (const w of mcp.warnings) process.stderr.write(`ptc: warning: ${w}\n`);
-    for (const s of mcp.skipped) process.stderr.write(`ptc: warning: MCP tool ${s.server}.${s.tool} not imported: ${s.reason}\n`);
+    for (const w of mcp.warnings.slice(0, MAX_LISTED)) say(`ptc: warning: ${visibleText(w)}`);
+    if (mcp.warnings.length > MAX_LISTED) say(`ptc: warning: … and ${mcp.warnings.length - MAX_LISTED} more schema warning(s)`);
+    for (const s of mcp.skipped.slice(0, MAX_LISTED)) say(`ptc: warning: MCP tool ${visibleText(`${s.server}.${s.tool}`)} not imported: ${visibleText(s.reason)}`);
+    if (mcp.skipped.length > MAX_LISTED) say(`ptc: warning: … and ${mcp.skipped.length - MAX_LISTED} more MCP tool(s) not imported`);
   }
   const { createRunCodeTool, createToolSearchTool } = await import('../runtime/index.js');
   const runCode = createRunCodeTool({ host, isolation: flags.isolation ?? 'process' });

@@ -110,6 +110,7 @@ export async function connectServer(spec: McpServerSpec, options: ConnectOptions
   };
 
   let transportKind: ServerConnection['transport'] = 'stdio';
+  let stderrDone: Promise<void> = Promise.resolve();
   const connect = async () => {
     if (isHttpServerSpec(spec)) {
       transportKind = await connectHttp(client, spec, watch);
@@ -123,9 +124,14 @@ export async function connectServer(spec: McpServerSpec, options: ConnectOptions
       ...(spec.cwd ? { cwd: spec.cwd } : {}),
       stderr: 'pipe',
     });
-    (transport.stderr as Readable | null)?.on('data', (chunk: Buffer) => {
+    const stderr = transport.stderr as Readable | null;
+    stderr?.on('data', (chunk: Buffer) => {
       tail.push(chunk);
       lines?.push(chunk);
+    });
+    // A start error quotes the end of stderr, which may still be in the pipe when the process is gone.
+    stderrDone = new Promise<void>((resolve) => {
+      stderr?.once('end', resolve).once('close', resolve);
     });
     // The SDK reports a close without its exit status; the child process it keeps has it.
     const start = transport.start.bind(transport);
@@ -171,6 +177,7 @@ export async function connectServer(spec: McpServerSpec, options: ConnectOptions
   } catch (err) {
     closing = true;
     await client.close().catch(() => {});
+    await Promise.race([stderrDone, new Promise((resolve) => setTimeout(resolve, 1_000).unref())]);
     const problem = exit && exit.code !== null ? `${(err as Error)?.message ?? String(err)} (it exited with code ${exit.code})` : ((err as Error)?.message ?? String(err));
     throw new McpServerStartError(spec.name, describeServer(spec), redactSecrets(problem), redactSecrets(tail.text()));
   } finally {

@@ -98,6 +98,21 @@ describe('when showing a trace', () => {
     expect(r.out).not.toContain('\u001b');
     expect(r.out).not.toContain('\u0007');
   });
+
+  it('shows bidi overrides, isolates and zero-width characters from arguments and errors as escapes', async () => {
+    const hostile = join(dir, 'bidi.jsonl');
+    const events = [
+      { seq: 1, time: 1, type: 'tool/call', callId: 'b1', toolName: 'read\u200Bfile', args: { path: 'report\u202Efdp.exe', note: '\u2066hidden\u2069' }, origin: { kind: 'model' } },
+      { seq: 2, time: 2, type: 'tool/result', callId: 'b1', toolName: 'read\u200Bfile', isError: true, error: { kind: 'execution', message: 'denied \u202Eyes\u202C \uFEFF' }, durationMs: 1, origin: { kind: 'model' } },
+    ];
+    writeFileSync(hostile, events.map((e) => JSON.stringify(e)).join('\n') + '\n');
+    const r = await capture(['trace', 'show', hostile, '--no-color']);
+    expect(r.out).not.toMatch(/[\u202A-\u202E\u2066-\u2069\u200B-\u200F\uFEFF]/);
+    expect(r.out).toContain('read\\u200Bfile');
+    expect(r.out).toContain('report\\u202Efdp.exe');
+    expect(r.out).toContain('\\u2066hidden\\u2069');
+    expect(r.out).toContain('denied \\u202Eyes\\u202C \\uFEFF');
+  });
 });
 
 describe('when a program was rejected by the type check', () => {

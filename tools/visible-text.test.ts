@@ -12,7 +12,8 @@ describe('when untrusted text is shown on a terminal or in JSDoc', () => {
     expect(visibleText('safe\u202Etxt.exe')).toBe('safe\\u202Etxt.exe');
     expect(visibleText('\u2066a\u2069 \u200E\u061C')).toBe('\\u2066a\\u2069 \\u200E\\u061C');
     expect(visibleText('zero\u200Bwidth\uFEFF\u2060')).toBe('zero\\u200Bwidth\\uFEFF\\u2060');
-    expect(visibleText('tag\u{E0041}')).toBe('tag\\u{E0041}');
+    expect(visibleText('tag\u{E0041}')).toBe('tag\\uDB40\\uDC41');
+    expect(JSON.parse(visibleText(JSON.stringify({ k: 'a\u202Eb\u{E0041}\u009B' })))).toEqual({ k: 'a\u202Eb\u{E0041}\u009B' });
     expect(visibleText('lone\uD800!')).toBe('lone\\uD800!');
     expect(visibleText('line\u2028sep')).toBe('line\\u2028sep');
   });

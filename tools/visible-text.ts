@@ -25,14 +25,16 @@ export interface VisibleTextOptions {
   readonly newlines?: 'keep' | 'escape';
 }
 
+/** `\uXXXX` per UTF-16 unit (a pair above the BMP), so the escape is valid in JSON and JavaScript alike. */
 function escapeChar(char: string): string {
-  const code = char.codePointAt(0)!;
-  return code > 0xffff ? `\\u{${code.toString(16).toUpperCase()}}` : `\\u${code.toString(16).toUpperCase().padStart(4, '0')}`;
+  let out = '';
+  for (let i = 0; i < char.length; i++) out += `\\u${char.charCodeAt(i).toString(16).toUpperCase().padStart(4, '0')}`;
+  return out;
 }
 
 /**
  * `text` with every character that could drive a terminal, reorder or hide text written as a
- * visible `\uXXXX` escape (`\u{XXXXX}` above the BMP). Letters of every script, emoji (their
+ * visible `\uXXXX` escape (valid inside a JSON string too, so JSON text stays the same JSON). Letters of every script, emoji (their
  * joiners are escaped), punctuation, spaces and tabs stay as they are. Linear in the length.
  */
 export function visibleText(text: string, options: VisibleTextOptions = {}): string {

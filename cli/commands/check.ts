@@ -7,6 +7,7 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import type { CodeDiagnostic } from '../../codegen/index.js';
+import { visibleText } from '../../tools/index.js';
 import { CliError, EXIT } from '../errors.js';
 import { loadToolsModule } from '../load-tools.js';
 import { withReservedStdout } from '../stdout-guard.js';
@@ -24,7 +25,7 @@ function readScript(path: string): string {
 /** One diagnostic in the usual compiler format; continuation lines indented. */
 export function formatDiagnostic(file: string, d: CodeDiagnostic): string {
   const code = d.code > 0 ? ` TS${d.code}` : '';
-  return `${file}:${d.line}:${d.column} - ${d.category}${code}: ${d.message.replace(/\n/g, '\n    ')}`;
+  return `${file}:${d.line}:${d.column} - ${d.category}${code}: ${visibleText(d.message, { newlines: 'keep' }).replace(/\n/g, '\n    ')}`;
 }
 
 /** Registers `ptc check`. */
@@ -45,7 +46,7 @@ export function registerCheck(program: Command): void {
         const { checkCode } = await import('../../codegen/index.js');
         const result = checkCode(code, generated);
         if (opts.json) {
-          stdout.write(JSON.stringify(result, null, 2) + '\n');
+          stdout.write(visibleText(JSON.stringify(result, null, 2), { newlines: 'keep' }) + '\n');
         } else {
           for (const d of result.diagnostics) stdout.write(formatDiagnostic(script, d) + '\n');
           const errors = result.diagnostics.filter((d) => d.category === 'error').length;

@@ -5,7 +5,7 @@
 import { writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import type { GeneratedToolTypes } from '../../codegen/index.js';
-import type { ToolHost } from '../../tools/index.js';
+import { visibleText, type ToolHost } from '../../tools/index.js';
 import { CliError } from '../errors.js';
 import { loadToolsModule } from '../load-tools.js';
 import { withReservedStdout } from '../stdout-guard.js';
@@ -47,7 +47,7 @@ export function registerCodegen(program: Command): void {
         const host = await loadToolsModule(opts.tools);
         const exclude = [...(opts.includeRunCode ? [] : DEFAULT_EXCLUDED_TOOLS), ...(opts.exclude ?? [])];
         const generated = await declarationsFor(host, exclude, opts.tools);
-        for (const warning of generated.warnings) process.stderr.write(`warning: ${warning}\n`);
+        for (const warning of generated.warnings) process.stderr.write(`warning: ${visibleText(warning)}\n`);
         if (opts.out === undefined) {
           stdout.write(generated.declarations);
           return;

@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import type { Writable } from 'node:stream';
 import type { Command } from 'commander';
 import type { RunCodeRejected, RunCodeTool, RunCodeValue } from '../../runtime/index.js';
+import { visibleText } from '../../tools/index.js';
 import { CliError, EXIT } from '../errors.js';
 import { buildSessionHost, parseApprove, parseIsolation, type ApproveMode } from '../session-host.js';
 import { progressReporter } from '../progress-line.js';
@@ -105,21 +106,22 @@ async function runScript(script: string, code: string, flags: RunFlags, out: Wri
   }
   if (flags.trace) process.stderr.write(`ptc: trace written to ${flags.trace}\n`);
   if (result.isError) {
-    process.stderr.write(result.content.map((b) => (b.type === 'text' ? b.text : `[${b.type}]`)).join('\n') + '\n');
+    process.stderr.write(visibleText(result.content.map((b) => (b.type === 'text' ? b.text : `[${b.type}]`)).join('\n'), { newlines: 'keep' }) + '\n');
     process.exitCode = EXIT.failed;
     return;
   }
   const value = result.value as unknown as RunCodeValue | RunCodeRejected;
   if ('rejected' in value) {
-    process.stderr.write(`ptc: ${value.rejected}\n`);
-    for (const d of value.diagnostics) process.stderr.write(`${script}:${d.line}:${d.column}: ${d.message}\n`);
+    process.stderr.write(`ptc: ${visibleText(value.rejected, { newlines: 'keep' })}\n`);
+    for (const d of value.diagnostics) process.stderr.write(`${script}:${d.line}:${d.column}: ${visibleText(d.message, { newlines: 'keep' })}\n`);
     process.exitCode = EXIT.failed;
     return;
   }
-  for (const d of value.diagnostics ?? []) process.stderr.write(`${script}:${d.line}:${d.column}: warning: ${d.message}\n`);
+  for (const d of value.diagnostics ?? []) process.stderr.write(`${script}:${d.line}:${d.column}: warning: ${visibleText(d.message, { newlines: 'keep' })}\n`);
   // Over maxOutputBytes the model would get a spill handle; a person at a terminal gets it all.
   const whole = { ...value, result: unspill(value.result, session.runCode), logs: unspill(value.logs, session.runCode) } as RunCodeValue;
   if (whole.result !== value.result || whole.logs !== value.logs) process.stderr.write('ptc: output was over maxOutputBytes (a model would see a spill handle); printed whole\n');
-  if (Array.isArray(whole.logs)) for (const line of whole.logs) process.stderr.write(`│ ${String(line)}\n`);
-  out.write(JSON.stringify(flags.json ? whole : whole.result, null, 2) + '\n');
+  if (Array.isArray(whole.logs)) for (const line of whole.logs) process.stderr.write(`│ ${visibleText(String(line))}\n`);
+  // Escapes that keep the JSON the same JSON: a bidi override in a value is shown as \u202E.
+  out.write(visibleText(JSON.stringify(flags.json ? whole : whole.result, null, 2), { newlines: 'keep' }) + '\n');
 }

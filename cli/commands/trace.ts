@@ -31,7 +31,7 @@ export function registerTrace(program: Command): void {
       } else if (v.ok) {
         process.stdout.write(`ok: ${v.lines} lines, ${v.events.length} events, chain intact; head ${v.headHash}\n`);
       } else {
-        process.stdout.write(`BROKEN: ${file}\n` + v.problems.map((p) => `  line ${p.line}: ${p.kind}: ${printable(p.message)}\n`).join(''));
+        process.stdout.write(`BROKEN: ${printable(file)}\n` + v.problems.map((p) => `  line ${p.line}: ${p.kind}: ${printable(p.message)}\n`).join(''));
       }
       if (!v.ok) process.exitCode = EXIT.failed;
     });
@@ -54,8 +54,8 @@ export function registerTrace(program: Command): void {
         : v.ok
           ? `chain intact (${v.lines} lines, head ${v.headHash.slice(0, 16)}…)`
           : `CHAIN BROKEN: ${v.problems.map((p) => `line ${p.line} ${p.kind}`).join('; ')}`;
-      process.stderr.write(`${basename(file)}: ${head}\n`);
-      for (const u of loaded.unreadable) process.stderr.write(`  line ${u.line}: ${u.problem}\n`);
+      process.stderr.write(`${printable(basename(file))}: ${printable(head)}\n`);
+      for (const u of loaded.unreadable) process.stderr.write(`  line ${u.line}: ${printable(u.problem)}\n`);
       const tree = buildCallTree(loaded.events);
       const text = renderTree(tree, { color: opts.color !== false && process.stdout.isTTY === true, ...(opts.argsWidth ? { argsWidth: opts.argsWidth } : {}) });
       process.stdout.write(text ? text + '\n' : '(no calls)\n');

@@ -3,6 +3,7 @@
  * with mode, decision (who allowed or denied, and why), duration and outcome; late, revoked and
  * refused calls are flagged. Colour only when asked (stdout is a terminal).
  */
+import { visibleText } from '../../tools/index.js';
 import { walkCalls, type CallNode, type CallTree } from './call-tree.js';
 import { previewJson } from './preview-json.js';
 
@@ -15,9 +16,13 @@ export interface RenderTreeOptions {
 
 const SGR = { red: 31, green: 32, yellow: 33, magenta: 35, dim: 2, bold: 1 } as const;
 
-/** Strips control characters so a hostile trace cannot drive the terminal. */
+/**
+ * One line of trace text for a terminal: controls, bidi overrides and isolates, zero-width and
+ * other invisible characters are shown as `\uXXXX` (the shared {@link visibleText}), so a hostile
+ * trace can neither drive the terminal nor display a line reordered; a newline is `⏎`.
+ */
 export function printable(text: string): string {
-  return text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, (c) => (c === '\n' ? '⏎' : '�'));
+  return visibleText(text.replace(/\n/g, '⏎'));
 }
 
 /** One-line decision summary: `allow (default)`, `deny by guard #0: reason`, `ask by listener #0 → approval: allow`. */

@@ -14,3 +14,5 @@ export type { ImportMcpOptions, McpImport, SkippedMcpTool } from './import.js';
 export { redactSecrets, redactUrl } from './redact.js';
 export { createMcpServer, MAX_STDIO_MESSAGE_BYTES, mcpApprovalChannel, serveMcpStdio, toMcpResult } from './serve.js';
 export type { McpApprovalChannel, McpServeOptions } from './serve.js';
+export { serveMcpHttp } from './serve-http.js';
+export type { McpHttpServeOptions, McpHttpServer } from './serve-http.js';

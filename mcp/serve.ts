@@ -26,7 +26,7 @@ import type { Writable } from 'node:stream';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool as McpToolShape } from '@modelcontextprotocol/sdk/types.js';
-import { toModelJsonSchema, type ApprovalChannel, type JsonValue, type Tool, type ToolHost, type ToolResult } from '../tools/index.js';
+import { toModelJsonSchema, visibleText, type ApprovalChannel, type JsonValue, type Tool, type ToolHost, type ToolResult } from '../tools/index.js';
 import { McpMessageTooLargeError } from './errors.js';
 
 /** Options of {@link createMcpServer}. */
@@ -49,10 +49,16 @@ export interface McpServeOptions {
   readonly approval?: McpApprovalChannel;
 }
 
-/** An approval channel answered by the MCP client's user (elicitation); bound to a server later. */
+/** An approval channel answered by the MCP client's user (elicitation); bound to servers later. */
 export interface McpApprovalChannel extends ApprovalChannel {
-  /** Binds the server whose client is asked (done by `createMcpServer`). */
-  bind(server: McpServer): void;
+  /** Binds a server whose client may be asked (done by `createMcpServer`); returns the unbinding. */
+  bind(server: McpServer): () => void;
+  /**
+   * Marks `callId` as asked for by `server`'s client (in the MCP request `requestId`), so an ask
+   * for it or for a program's child call goes to that client (done by `createMcpServer`, for the
+   * HTTP case where many clients share a host); returns the unmarking.
+   */
+  track(callId: string, asker: { readonly server: McpServer; readonly requestId?: string | number }): () => void;
 }
 
 const approvalSchema = () => ({
@@ -67,14 +73,26 @@ const approvalSchema = () => ({
  * impossible or the answer is anything but an accepted `allow: true`.
  */
 export function mcpApprovalChannel(): McpApprovalChannel {
-  let bound: McpServer | undefined;
+  const bound = new Set<McpServer>();
+  const calls = new Map<string, { readonly server: McpServer; readonly requestId?: string | number }>();
   return {
     bind(server) {
-      bound = server;
+      bound.add(server);
+      return () => void bound.delete(server);
+    },
+    track(callId, asker) {
+      calls.set(callId, asker);
+      return () => void calls.delete(callId);
     },
     async request({ execution, reason, signal }) {
-      const server = bound?.server;
-      if (!server) throw new Error('no MCP client is connected to ask');
+      // The client that made the call (or the program's run_code call) is the one asked; with a
+      // single bound server (stdio) that is its client.
+      const asker =
+        calls.get(execution.callId) ??
+        (execution.origin.kind === 'ptc' ? calls.get(execution.origin.parentCallId) : undefined) ??
+        (bound.size === 1 ? { server: [...bound][0]! } : undefined);
+      const server = asker?.server.server;
+      if (!server) throw new Error(bound.size === 0 ? 'no MCP client is connected to ask' : 'the call was not made through an MCP client of this server');
       if (!server.getClientCapabilities()?.elicitation) throw new Error('the MCP client cannot be asked (it does not support elicitation)');
       const args = JSON.stringify(execution.args);
       const result = await server.elicitInput(
@@ -83,12 +101,14 @@ export function mcpApprovalChannel(): McpApprovalChannel {
           message: `Tool call needs approval: ${execution.toolName} ${args.length > 500 ? `${args.slice(0, 499)}…` : args}\nWhy: ${reason}`,
           requestedSchema: approvalSchema(),
         },
-        { signal },
+        { signal, ...(asker.requestId !== undefined ? { relatedRequestId: asker.requestId } : {}) },
       );
       return result.action === 'accept' && result.content?.allow === true ? 'allow-once' : 'deny';
     },
   };
 }
+
+let callCount = 0;
 
 const isObject = (v: unknown): v is Record<string, JsonValue> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
@@ -134,8 +154,14 @@ export function createMcpServer(options: McpServeOptions): McpServer {
   const runCodeName = options.runCodeName ?? 'run_code';
   const mcp = new McpServer({ name: options.serverName ?? 'ptc-runtime', version: options.serverVersion ?? '0.1.0' }, { capabilities: { tools: {} } });
   const server = mcp.server;
-  options.approval?.bind(mcp);
-  let calls = 0;
+  const unbind = options.approval?.bind(mcp);
+  if (unbind) {
+    const previous = server.onclose;
+    server.onclose = () => {
+      unbind();
+      previous?.();
+    };
+  }
 
   const toolSearchName = options.toolSearchName ?? 'tool_search';
   const served = (): Tool[] => host.tools().filter((t) => t.name === runCodeName || t.name === toolSearchName || options.exposeTools === true);
@@ -160,11 +186,18 @@ export function createMcpServer(options: McpServeOptions): McpServer {
       return { content: [{ type: 'text', text: `Unknown tool "${String(name).slice(0, 200)}". Available tools: ${available.join(', ') || '(none)'}.` }], isError: true };
     }
     const client = server.getClientVersion()?.name ?? 'client';
-    const result = await host.call(
-      { id: `mcp-${++calls}`, name: tool.name, args: request.params.arguments ?? {} },
-      { agent: { id: `mcp:${String(client).slice(0, 100)}` }, signal: extra.signal },
-    );
-    return toMcpResult(result, tool.name === runCodeName ? undefined : outputSchemaOf(tool)?.wrapped);
+    // Ids are unique in the process: over HTTP each request has its own server.
+    const callId = `mcp-${++callCount}`;
+    const untrack = options.approval?.track(callId, { server: mcp, requestId: extra.requestId });
+    try {
+      const result = await host.call(
+        { id: callId, name: tool.name, args: request.params.arguments ?? {} },
+        { agent: { id: `mcp:${String(client).slice(0, 100)}` }, signal: extra.signal },
+      );
+      return toMcpResult(result, tool.name === runCodeName ? undefined : outputSchemaOf(tool)?.wrapped);
+    } finally {
+      untrack?.();
+    }
   });
   return mcp;
 }
@@ -185,14 +218,19 @@ export async function serveMcpStdio(
   const mcp = createMcpServer(options);
   const transport = new StdioServerTransport(process.stdin, options.stdout ?? process.stdout, { maxBufferSize: MAX_STDIO_MESSAGE_BYTES });
   let tooLarge = false;
-  const report = options.onError ?? ((error: Error) => void process.stderr.write(`ptc mcp serve: ${error.message}\n`));
+  // The message quotes what the client sent: escaped before it reaches a terminal.
+  const report = options.onError ?? ((error: Error) => void process.stderr.write(`ptc mcp serve: ${visibleText(String(error.message).slice(0, 500))}\n`));
   mcp.server.onerror = (error: Error) => {
     // The SDK's words for a message over maxBufferSize (it then closes the transport).
     if (/ReadBuffer exceeded maximum size/.test(error?.message ?? '')) tooLarge = true;
     else report(error);
   };
   const closed = new Promise<void>((resolve) => {
-    mcp.server.onclose = () => resolve();
+    const previous = mcp.server.onclose;
+    mcp.server.onclose = () => {
+      previous?.();
+      resolve();
+    };
   });
   const stop = () => void mcp.close().catch(() => {});
   process.stdin.once('end', stop);

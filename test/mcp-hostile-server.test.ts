@@ -71,7 +71,7 @@ describe('when a server answers with a value its output schema pattern backtrack
 
 describe('when a server floods stderr and log notifications', () => {
   it('reports a start failure after 48 MB of stderr without a newline with a bounded tail of it', async () => {
-    const { value: err, stallMs } = await longestStall(() => importMcpServers([hostile('flood', 'stderr-start=48000000', 'exit-start=3')]).catch((e: unknown) => e as Error));
+    const { value: err, stallMs } = await longestStall(() => importMcpServers([hostile('flood', 'stderr-start=48000000', 'exit-start=3')]).then(() => new Error('it started'), (e: unknown) => e as Error));
     expect(McpServerStartError.isInstance(err)).toBe(true);
     expect(err.message).toMatch(/^MCP server "flood" \(.*hostile-mcp-server\.mjs stderr-start=48000000 exit-start=3\) failed to start: .*exited with code 3/);
     expect(err.message).toMatch(/hostile: giving up before the handshake$/);

@@ -1,13 +1,19 @@
 /**
  * `ptc mcp serve`: the tools module's `run_code` (and with `--expose-tools` its tools) as an MCP
- * server on stdio. stdout belongs to the protocol, so everything else goes to stderr. There is
- * no terminal to ask on, so an `ask` fails closed, unless `--approve client` asks the client's
- * user through MCP elicitation (still denied when the client cannot ask) or the tools module
- * brings its own approval channel.
+ * server on stdio, or over Streamable HTTP with `--http [host:]port`. On stdio, stdout belongs
+ * to the protocol, so everything else goes to stderr. There is no terminal to ask on, so an
+ * `ask` fails closed, unless `--approve client` asks the client's user through MCP elicitation
+ * (still denied when the client cannot ask; over HTTP it needs sessions, so it makes the server
+ * stateful) or the tools module brings its own approval channel.
+ *
+ * `--http` listens on loopback unless a host is given; another host needs `--auth-token-env
+ * NAME` (the token is read from that environment variable, never from the command line, where
+ * `ps` would show it).
  */
 import type { Writable } from 'node:stream';
 import type { Command } from 'commander';
 import { McpMessageTooLargeError } from '../../mcp/errors.js';
+import { visibleText } from '../../tools/index.js';
 import { CliError, EXIT } from '../errors.js';
 import { buildSessionHost, parseIsolation } from '../session-host.js';
 import { reserveStdout } from '../stdout-guard.js';
@@ -19,7 +25,17 @@ function parseServeApprove(value: string): 'no' | 'client' {
 
 const collect = (value: string, previous: string[]) => [...previous, value];
 
+/** Parses `--http [host:]port` (`8080`, `127.0.0.1:8080`, `0.0.0.0:8080`, `[::1]:8080`; port 0 picks a free one). */
+export function parseHttpAddress(value: string): { hostname: string; port: number } {
+  const match = /^(?:(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):)?(\d{1,5})$/.exec(value.trim());
+  const port = Number(match?.[2]);
+  if (!match || port > 65_535) throw new CliError(`--http takes [host:]port (8080, 127.0.0.1:8080, 0.0.0.0:8080), got ${JSON.stringify(visibleText(value).slice(0, 100))}`);
+  return { hostname: (match[1] ?? '127.0.0.1').replace(/^\[(.*)\]$/, '$1'), port };
+}
+
 interface ServeFlags {
+  http?: { hostname: string; port: number };
+  authTokenEnv?: string;
   tools?: string;
   exposeTools?: boolean;
   isolation: 'process' | 'isolate';
@@ -34,20 +50,24 @@ export function registerMcp(program: Command): void {
   const mcp = program.command('mcp').description('Model Context Protocol: serve run_code to MCP clients.');
   mcp
     .command('serve')
-    .description('Serve run_code (its description carries the typed declarations of the tools) over stdio.')
+    .description('Serve run_code (its description carries the typed declarations of the tools) over stdio, or over Streamable HTTP with --http.')
+    .option('--http <[host:]port>', 'serve over Streamable HTTP instead of stdio (default host 127.0.0.1; port 0 picks a free one)', parseHttpAddress)
+    .option('--auth-token-env <NAME>', 'require "Authorization: Bearer <token>", the token read from this environment variable (required off loopback)')
     .option('--tools <module>', 'tools module; default: the bundled example tools')
     .option('--expose-tools', 'also expose every tool directly, not only run_code')
     .option('--approve <mode>', "approval asks: no (deny: fail closed) or client (ask the client's user via MCP elicitation; denied if it cannot)", parseServeApprove, 'no')
     .option('--isolation <mode>', 'process (sandbox processes) or isolate (in this process, trusted code only)', parseIsolation, 'process')
     .option('--trace <file.jsonl>', 'write a hash-chained trace of every call (a new file)')
-    .option('--mcp <command line>', 'import the tools of another stdio MCP server; repeatable', collect, [])
+    .option('--mcp <command line|url>', 'import the tools of another MCP server (a command to run, or an http(s) url); repeatable', collect, [])
     .option('--mcp-config <mcp.json>', 'import the servers of an mcp.json; repeatable', collect, [])
     .addHelpText(
       'after',
       '\nClient config: { "mcpServers": { "ptc": { "command": "npx", "args": ["ptc", "mcp", "serve", "--tools", "tools.ts"] } } }\n' +
-        'Exit codes: 0 the client disconnected, 1 the connection failed (a message over 10 MiB), 2 usage or input error.',
+        'Over HTTP: ptc mcp serve --http 8080  ->  http://127.0.0.1:8080/mcp (stateless: run replicas behind any load balancer)\n' +
+        'Exit codes: 0 the client disconnected (stdio) or SIGINT/SIGTERM (HTTP), 1 the connection failed (a message over 10 MiB), 2 usage or input error.',
     )
     .action(async (flags: ServeFlags) => {
+      if (flags.http) return serveHttp(flags, flags.http);
       // stdout is the protocol's alone: what the tools module prints goes to stderr.
       const stdout = reserveStdout();
       try {
@@ -88,4 +108,57 @@ async function serve(flags: ServeFlags, out: Writable): Promise<void> {
     process.off('SIGINT', onSignal);
     await session.close();
   }
+}
+
+/** The token named by `--auth-token-env`, checked before anything starts. */
+function authToken(flags: ServeFlags, hostname: string): string | undefined {
+  if (flags.authTokenEnv === undefined) {
+    if (!['127.0.0.1', '::1', 'localhost'].includes(hostname) && !/^127\./.test(hostname)) {
+      throw new CliError(`--http ${visibleText(hostname)}:… listens off loopback, which needs --auth-token-env NAME (a bearer token in that environment variable): anyone who can reach the port could run programs`);
+    }
+    return undefined;
+  }
+  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(flags.authTokenEnv)) throw new CliError('--auth-token-env takes the name of an environment variable, not a token');
+  const token = process.env[flags.authTokenEnv];
+  if (!token) throw new CliError(`--auth-token-env ${flags.authTokenEnv}: that environment variable is not set`);
+  if (token.length < 16) throw new CliError(`--auth-token-env ${flags.authTokenEnv}: the token must be at least 16 characters`);
+  return token;
+}
+
+async function serveHttp(flags: ServeFlags, address: { hostname: string; port: number }): Promise<void> {
+  const token = authToken(flags, address.hostname);
+  const { mcpApprovalChannel, McpConfigError, serveMcpHttp } = await import('../../mcp/index.js');
+  const approval = flags.approve === 'client' ? mcpApprovalChannel() : undefined;
+  const session = await buildSessionHost(
+    { ...(flags.tools ? { tools: flags.tools } : {}), ...(flags.trace ? { trace: flags.trace } : {}), approve: 'no', isolation: flags.isolation, mcp: flags.mcp, mcpConfig: flags.mcpConfig },
+    approval ? { approval } : {},
+  );
+  let served;
+  try {
+    served = await serveMcpHttp({
+      host: session.host,
+      runCodeName: session.runCode.name,
+      exposeTools: flags.exposeTools === true,
+      hostname: address.hostname,
+      port: address.port,
+      ...(token ? { authToken: token } : {}),
+      // Elicitation's answer must reach the session that asked: approval needs sessions.
+      ...(approval ? { approval, stateful: true } : {}),
+    });
+  } catch (err) {
+    await session.close();
+    if (McpConfigError.isInstance(err)) throw new CliError((err as Error).message);
+    throw err;
+  }
+  const tools = session.host.tools().length - 1;
+  process.stderr.write(
+    `ptc mcp serve: run_code over ${tools} tool(s)${flags.exposeTools ? ', tools exposed' : ''}; listening on ${served.url}` +
+      `${token ? ' (bearer token required)' : ''}; ${approval ? 'stateful (sessions, for approval by elicitation)' : 'stateless'}\n`,
+  );
+  await new Promise<void>((resolve) => {
+    process.once('SIGTERM', resolve);
+    process.once('SIGINT', resolve);
+  });
+  await served.close();
+  await session.close();
 }

@@ -1,0 +1,228 @@
+/**
+ * `serveMcpHttp`: the MCP server of `createMcpServer` over Streamable HTTP (the SDK's
+ * `StreamableHTTPServerTransport` on `node:http`).
+ *
+ * Safe by default:
+ * - it listens on loopback (`127.0.0.1`) unless told otherwise, and refuses to listen anywhere
+ *   else without an `authToken`: anyone who reaches the port can run programs against the host;
+ * - with a token, every request needs `Authorization: Bearer <token>`; a wrong or missing one is
+ *   401 (compared in constant time, on digests so the length leaks nothing either);
+ * - DNS rebinding: a `Host` header that is not the address served (or one of `allowedHosts`),
+ *   and an `Origin` header that is not one of those origins, are 403, before the body is read;
+ * - a request body over {@link MAX_STDIO_MESSAGE_BYTES} is 413 (the stdio transport's cap), a
+ *   body that is not JSON 400.
+ *
+ * Stateless by default: a fresh server and transport per request (`sessionIdGenerator:
+ * undefined`), nothing kept between requests, so N replicas behind any load balancer serve the
+ * same clients with no session affinity. That is the way past one machine (DESIGN.md, "Past one
+ * machine"). Approval through elicitation cannot work statelessly: the server asks the client
+ * mid-call and the client's answer arrives as another request, which must reach the server that
+ * asked. `stateful: true` keeps sessions (`Mcp-Session-Id`, capped in number, ended when idle),
+ * and `approval` requires it; stateful replicas need sticky sessions.
+ */
+import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { McpConfigError } from './errors.js';
+import { createMcpServer, MAX_STDIO_MESSAGE_BYTES, type McpServeOptions } from './serve.js';
+
+/** Options of {@link serveMcpHttp}. */
+export interface McpHttpServeOptions extends McpServeOptions {
+  /** Port to listen on (default 0: a free one; read it from `url`). */
+  readonly port?: number;
+  /** Interface to listen on (default `127.0.0.1`). Anything but loopback requires `authToken`. */
+  readonly hostname?: string;
+  /** Endpoint path (default `/mcp`); other paths are 404. */
+  readonly path?: string;
+  /** Bearer token every request must carry. Required off loopback. Never logged. */
+  readonly authToken?: string;
+  /**
+   * Further `Host` header values accepted (a public name behind a proxy: `mcp.example.com` or
+   * `mcp.example.com:443`); their `http(s)://` origins are accepted as `Origin` too.
+   */
+  readonly allowedHosts?: readonly string[];
+  /** Keep sessions (needed for `approval`); default false (stateless). */
+  readonly stateful?: boolean;
+  /** Most sessions at once when stateful (default 100); a new one past it is 503. */
+  readonly maxSessions?: number;
+  /** A stateful session unused this long is closed (default 10 minutes). */
+  readonly sessionIdleMs?: number;
+  /** Transport errors (a request that could not be handled); default: dropped. Text from clients is in them. */
+  readonly onError?: (error: Error) => void;
+}
+
+/** A running HTTP server. */
+export interface McpHttpServer {
+  /** `http://<hostname>:<port><path>`, the endpoint clients use. */
+  readonly url: string;
+  /** Stops listening, ends every session and open request. */
+  close(): Promise<void>;
+}
+
+const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
+
+function isLoopback(hostname: string): boolean {
+  return LOOPBACK.has(hostname) || /^127\.\d+\.\d+\.\d+$/.test(hostname);
+}
+
+const digest = (text: string) => createHash('sha256').update(text).digest();
+
+function rpcError(res: ServerResponse, status: number, message: string, headers: Record<string, string> = {}): void {
+  if (res.headersSent) return void res.end();
+  res.writeHead(status, { 'content-type': 'application/json', ...headers });
+  res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: status === 400 ? -32700 : -32000, message }, id: null }));
+}
+
+/** Reads the body, refusing more than `max` bytes; undefined when refused (the answer is sent). */
+async function readBody(req: IncomingMessage, res: ServerResponse, max: number): Promise<unknown | undefined> {
+  const declared = Number(req.headers['content-length'] ?? NaN);
+  const tooLarge = () => rpcError(res, 413, `the request body is over ${max} bytes, the most one MCP message may be`, { connection: 'close' });
+  if (declared > max) {
+    tooLarge();
+    req.resume();
+    return undefined;
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > max) {
+      tooLarge();
+      req.destroy();
+      return undefined;
+    }
+    chunks.push(chunk);
+  }
+  try {
+    return JSON.parse(Buffer.concat(chunks).toString('utf8'));
+  } catch {
+    rpcError(res, 400, 'the request body is not JSON');
+    return undefined;
+  }
+}
+
+/**
+ * Serves the host's `run_code` (and with `exposeTools` its tools) over Streamable HTTP until
+ * `close()`. Rejects with {@link McpConfigError} for an unsafe or impossible setup (off loopback
+ * without a token, approval without sessions) and when the port cannot be bound.
+ */
+export async function serveMcpHttp(options: McpHttpServeOptions): Promise<McpHttpServer> {
+  const hostname = options.hostname ?? '127.0.0.1';
+  const path = options.path ?? '/mcp';
+  if (!path.startsWith('/')) throw new McpConfigError('serveMcpHttp', `path must start with "/", got ${JSON.stringify(path)}`);
+  if (!isLoopback(hostname) && !options.authToken) {
+    throw new McpConfigError('serveMcpHttp', `listening on ${hostname} (not loopback) needs an authToken: anyone who can reach the port could run programs against this host`);
+  }
+  if (options.authToken !== undefined && options.authToken.length < 16) throw new McpConfigError('serveMcpHttp', 'authToken must be at least 16 characters');
+  if (options.approval && !options.stateful) {
+    throw new McpConfigError('serveMcpHttp', "approval through elicitation needs stateful: true (the client's answer comes back as another request, which must reach the session that asked)");
+  }
+  const token = options.authToken === undefined ? undefined : digest(options.authToken);
+  const report = options.onError ?? (() => {});
+  const maxSessions = options.maxSessions ?? 100;
+  const idleMs = options.sessionIdleMs ?? 10 * 60_000;
+  const sessions = new Map<string, { transport: StreamableHTTPServerTransport; lastUsed: number }>();
+  let allowedHosts = new Set<string>();
+  let allowedOrigins = new Set<string>();
+
+  const authorized = (req: IncomingMessage): boolean => {
+    if (!token) return true;
+    const header = req.headers.authorization ?? '';
+    const match = /^Bearer (.+)$/.exec(header);
+    return timingSafeEqual(digest(match?.[1] ?? ''), token) && match !== null;
+  };
+
+  const statelessRequest = async (req: IncomingMessage, res: ServerResponse, body: unknown) => {
+    const mcp = createMcpServer(options);
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+    transport.onerror = report;
+    res.on('close', () => {
+      void transport.close().catch(() => {});
+      void mcp.close().catch(() => {});
+    });
+    await mcp.connect(transport);
+    await transport.handleRequest(req, res, body);
+  };
+
+  const statefulRequest = async (req: IncomingMessage, res: ServerResponse, body: unknown) => {
+    const id = req.headers['mcp-session-id'];
+    if (typeof id === 'string') {
+      const session = sessions.get(id);
+      if (!session) return rpcError(res, 404, 'Session not found');
+      session.lastUsed = Date.now();
+      return session.transport.handleRequest(req, res, body);
+    }
+    if (req.method !== 'POST' || !isInitializeRequest(body)) return rpcError(res, 400, 'Bad Request: no session; start one with initialize');
+    if (sessions.size >= maxSessions) return rpcError(res, 503, `too many sessions (${maxSessions}); try again later`);
+    const mcp = createMcpServer(options);
+    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      onsessioninitialized: (sid) => void sessions.set(sid, { transport, lastUsed: Date.now() }),
+      onsessionclosed: (sid) => void sessions.delete(sid),
+    });
+    transport.onerror = report;
+    transport.onclose = () => {
+      if (transport.sessionId) sessions.delete(transport.sessionId);
+      void mcp.close().catch(() => {});
+    };
+    await mcp.connect(transport);
+    await transport.handleRequest(req, res, body);
+  };
+
+  const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    const url = new URL(req.url ?? '/', 'http://request.invalid');
+    const host = req.headers.host ?? '';
+    if (!allowedHosts.has(host.toLowerCase())) return rpcError(res, 403, 'Forbidden: the Host header is not an address this server serves');
+    const origin = req.headers.origin;
+    if (origin !== undefined && !allowedOrigins.has(origin.toLowerCase())) return rpcError(res, 403, 'Forbidden: the Origin header is not allowed');
+    if (url.pathname !== path) return rpcError(res, 404, `Not found: the MCP endpoint is ${path}`);
+    if (!authorized(req)) return rpcError(res, 401, 'Unauthorized: a valid bearer token is required', { 'www-authenticate': 'Bearer' });
+    if (!options.stateful && req.method !== 'POST') return rpcError(res, 405, 'Method not allowed: this server is stateless (POST only)', { allow: 'POST' });
+    const body = req.method === 'POST' ? await readBody(req, res, MAX_STDIO_MESSAGE_BYTES) : undefined;
+    if (req.method === 'POST' && body === undefined) return;
+    await (options.stateful ? statefulRequest(req, res, body) : statelessRequest(req, res, body));
+  };
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((err: unknown) => {
+      report(err instanceof Error ? err : new Error(String(err)));
+      rpcError(res, 500, 'Internal error');
+    });
+  });
+  server.headersTimeout = 30_000;
+  server.requestTimeout = 0; // SSE answers of long runs stay open; each run has its own limits
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', (err) => reject(new McpConfigError('serveMcpHttp', `cannot listen on ${hostname}:${options.port ?? 0} (${(err as NodeJS.ErrnoException).code ?? err.message})`)));
+    server.listen(options.port ?? 0, hostname, () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  const shown = hostname.includes(':') ? `[${hostname}]` : hostname;
+  const names = [`${shown}:${port}`, ...(isLoopback(hostname) ? [`localhost:${port}`, `127.0.0.1:${port}`, `[::1]:${port}`] : [])];
+  for (const extra of options.allowedHosts ?? []) names.push(extra, ...(extra.includes(':') ? [] : [`${extra}:80`, `${extra}:443`]));
+  allowedHosts = new Set(names.map((n) => n.toLowerCase()));
+  // An Origin omits the scheme's default port.
+  allowedOrigins = new Set(names.flatMap((n) => [`http://${n}`.replace(/:80$/, ''), `https://${n}`.replace(/:443$/, '')]).map((o) => o.toLowerCase()));
+  const sweep = options.stateful
+    ? setInterval(() => {
+        const now = Date.now();
+        for (const [, s] of sessions) if (now - s.lastUsed > idleMs) void s.transport.close().catch(() => {});
+      }, Math.min(idleMs, 60_000)).unref()
+    : undefined;
+  let closed: Promise<void> | undefined;
+  return {
+    url: `http://${shown}:${port}${path}`,
+    close() {
+      closed ??= (async () => {
+        if (sweep) clearInterval(sweep);
+        await Promise.all([...sessions.values()].map((s) => s.transport.close().catch(() => {})));
+        await new Promise<void>((resolve) => {
+          server.close(() => resolve());
+          server.closeAllConnections();
+        });
+      })();
+      return closed;
+    },
+  };
+}

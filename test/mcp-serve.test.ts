@@ -158,6 +158,34 @@ describe('when `ptc mcp serve` runs as a real process on stdio', () => {
     expect(err).toContain(`ptc: the MCP client sent a message larger than ${10 * 1024 * 1024} bytes`);
   }, 60_000);
 
+  it('holds up against a hostile client: malformed lines, escapes in them, and a flood of requests', async () => {
+    const { cli } = await transpileProject('mcp-serve-hostile');
+    const child = spawn(process.execPath, ['--no-node-snapshot', cli, 'mcp', 'serve', '--isolation', 'isolate'], { stdio: ['pipe', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (err += c.toString()));
+    child.stdin.on('error', () => undefined);
+    const init = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'evil\u001b[2K\u202E', version: '1' } } };
+    const lines = [
+      JSON.stringify(init),
+      JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
+      'not json \u001b]52;c;ZXZpbA==\u0007 \u202Eforged',
+      '{"jsonrpc":"2.0","id":"x","method":"tools/call","params":{"name":"\u001b[31mrun_code","arguments":{}}}',
+      '[1,2,3]',
+      ...Array.from({ length: 3_000 }, (_, i) => JSON.stringify({ jsonrpc: '2.0', id: 100 + i, method: 'ping' })),
+      JSON.stringify({ jsonrpc: '2.0', id: 9_999, method: 'tools/list' }),
+    ];
+    child.stdin.write(lines.join('\n') + '\n');
+    for (let i = 0; i < 400 && !out.includes('"id":9999'); i++) await new Promise((r) => setTimeout(r, 50));
+    child.stdin.end();
+    await new Promise((r) => child.once('exit', r));
+    const answers = out.split('\n').filter(Boolean).map((l) => JSON.parse(l) as { id?: number | string; result?: { tools?: unknown[] } });
+    expect(answers.filter((a) => typeof a.id === 'number' && a.id >= 100 && a.id < 3_100)).toHaveLength(3_000);
+    expect(answers.find((a) => a.id === 9_999)?.result?.tools).toHaveLength(1);
+    expect(err).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202A-\u202E]/);
+  }, 60_000);
+
   it('writes a verifiable trace that ends when the client disconnects', async () => {
     await client.close();
     for (let i = 0; i < 50 && !readFileSync(trace, 'utf8').includes('"trace/end"'); i++) await new Promise((r) => setTimeout(r, 100));

@@ -43,6 +43,7 @@ interface ServeFlags {
   mcp: string[];
   mcpConfig: string[];
   approve: 'no' | 'client';
+  mcpVerbose?: boolean;
 }
 
 /** Registers `ptc mcp`. */
@@ -60,6 +61,7 @@ export function registerMcp(program: Command): void {
     .option('--trace <file.jsonl>', 'write a hash-chained trace of every call (a new file)')
     .option('--mcp <command line|url>', 'import the tools of another MCP server (a command to run, or an http(s) url); repeatable', collect, [])
     .option('--mcp-config <mcp.json>', 'import the servers of an mcp.json; repeatable', collect, [])
+    .option('--mcp-verbose', "show the imported MCP servers' stderr and log messages on stderr (escaped, lines cut at 4,000 characters)")
     .addHelpText(
       'after',
       '\nClient config: { "mcpServers": { "ptc": { "command": "npx", "args": ["ptc", "mcp", "serve", "--tools", "tools.ts"] } } }\n' +
@@ -90,7 +92,7 @@ async function serve(flags: ServeFlags, out: Writable): Promise<void> {
       mcp: flags.mcp,
       mcpConfig: flags.mcpConfig,
     },
-    approval ? { approval } : {},
+    { verbose: flags.mcpVerbose === true, ...(approval ? { approval } : {}) },
   );
   const names = session.host.tools().map((t) => t.name);
   process.stderr.write(`ptc mcp serve: run_code over ${names.length - 1} tool(s)${flags.exposeTools ? ', tools exposed' : ''}; waiting on stdio\n`);
@@ -131,7 +133,7 @@ async function serveHttp(flags: ServeFlags, address: { hostname: string; port: n
   const approval = flags.approve === 'client' ? mcpApprovalChannel() : undefined;
   const session = await buildSessionHost(
     { ...(flags.tools ? { tools: flags.tools } : {}), ...(flags.trace ? { trace: flags.trace } : {}), approve: 'no', isolation: flags.isolation, mcp: flags.mcp, mcpConfig: flags.mcpConfig },
-    approval ? { approval } : {},
+    { verbose: flags.mcpVerbose === true, ...(approval ? { approval } : {}) },
   );
   let served;
   try {

@@ -23,6 +23,7 @@ interface RunFlags {
   mcpConfig: string[];
   json?: boolean;
   progress?: boolean;
+  mcpVerbose?: boolean;
 }
 
 const collect = (value: string, previous: string[]) => [...previous, value];
@@ -63,8 +64,9 @@ export function registerRun(program: Command): void {
     .option('--trace <file.jsonl>', 'write a hash-chained trace of every event (a new file)')
     .option('--approve <mode>', 'answer approval asks: yes (allow once each), no (deny: fail closed), prompt (ask on the terminal)', parseApprove, 'no')
     .option('--isolation <mode>', 'process (sandbox processes) or isolate (in this process, trusted code only)', parseIsolation, 'process')
-    .option('--mcp <command line>', 'import the tools of a stdio MCP server ("name=command args" to name it); repeatable', collect, [])
-    .option('--mcp-config <mcp.json>', 'import the servers of an mcp.json ({ "mcpServers": { name: { command, args, env } } }); repeatable', collect, [])
+    .option('--mcp <command line|url>', 'import the tools of an MCP server: a command to run, or an http(s) url ("name=command args" or "name=url" to name it); repeatable', collect, [])
+    .option('--mcp-config <mcp.json>', 'import the servers of an mcp.json ({ "mcpServers": { name: { command, args, env } | { url, headers } } }); repeatable', collect, [])
+    .option('--mcp-verbose', "show the MCP servers' stderr and log messages on stderr (escaped, lines cut at 4,000 characters)")
     .option('--json', "print run_code's whole value (result, logs, calls, stats) instead of the result")
     .option('--no-progress', 'no progress line on stderr')
     .addHelpText(
@@ -95,7 +97,7 @@ async function runScript(script: string, code: string, flags: RunFlags, out: Wri
       mcp: flags.mcp,
       mcpConfig: flags.mcpConfig,
     },
-    { onEvent: progress.onEvent },
+    { onEvent: progress.onEvent, verbose: flags.mcpVerbose === true },
   );
   let result;
   try {

@@ -7,8 +7,9 @@
  *   else without an `authToken`: anyone who reaches the port can run programs against the host;
  * - with a token, every request needs `Authorization: Bearer <token>`; a wrong or missing one is
  *   401 (compared in constant time, on digests so the length leaks nothing either);
- * - DNS rebinding: a `Host` header that is not the address served (or one of `allowedHosts`),
- *   and an `Origin` header that is not one of those origins, are 403, before the body is read;
+ * - DNS rebinding: a `Host` header that is not the address served (on a wildcard address, any
+ *   of the machine's addresses and its host name; or one of `allowedHosts`), and an `Origin`
+ *   header that is not one of those origins (or `allowedOrigins`), are 403, before the body is read;
  * - a request body over {@link MAX_STDIO_MESSAGE_BYTES} is 413 (the stdio transport's cap), a
  *   body that is not JSON 400.
  *
@@ -23,6 +24,7 @@
 import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { hostname as osHostname, networkInterfaces } from 'node:os';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { McpConfigError } from './errors.js';
@@ -43,6 +45,8 @@ export interface McpHttpServeOptions extends McpServeOptions {
    * `mcp.example.com:443`); their `http(s)://` origins are accepted as `Origin` too.
    */
   readonly allowedHosts?: readonly string[];
+  /** Further `Origin` values accepted (a browser client served from elsewhere: `http://localhost:6274`). */
+  readonly allowedOrigins?: readonly string[];
   /** Keep sessions (needed for `approval`); default false (stateless). */
   readonly stateful?: boolean;
   /** Most sessions at once when stateful (default 100); a new one past it is 503. */
@@ -174,7 +178,7 @@ export async function serveMcpHttp(options: McpHttpServeOptions): Promise<McpHtt
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? '/', 'http://request.invalid');
     const host = req.headers.host ?? '';
-    if (!allowedHosts.has(host.toLowerCase())) return rpcError(res, 403, 'Forbidden: the Host header is not an address this server serves');
+    if (!allowedHosts.has(host.toLowerCase())) return rpcError(res, 403, 'Forbidden: the Host header is not an address this server serves (a public name must be in allowedHosts, --allowed-host on the CLI)');
     const origin = req.headers.origin;
     if (origin !== undefined && !allowedOrigins.has(origin.toLowerCase())) return rpcError(res, 403, 'Forbidden: the Origin header is not allowed');
     if (url.pathname !== path) return rpcError(res, 404, `Not found: the MCP endpoint is ${path}`);
@@ -200,10 +204,15 @@ export async function serveMcpHttp(options: McpHttpServeOptions): Promise<McpHtt
   const { port } = server.address() as AddressInfo;
   const shown = hostname.includes(':') ? `[${hostname}]` : hostname;
   const names = [`${shown}:${port}`, ...(isLoopback(hostname) ? [`localhost:${port}`, `127.0.0.1:${port}`, `[::1]:${port}`] : [])];
+  if (hostname === '0.0.0.0' || hostname === '::') {
+    // Listening everywhere: the machine's own addresses and name are what clients use.
+    const addresses = Object.values(networkInterfaces()).flatMap((list) => (list ?? []).map((a) => (a.family === 'IPv6' ? `[${a.address}]` : a.address)));
+    names.push(...[...addresses, osHostname(), 'localhost'].map((a) => `${a}:${port}`));
+  }
   for (const extra of options.allowedHosts ?? []) names.push(extra, ...(extra.includes(':') ? [] : [`${extra}:80`, `${extra}:443`]));
   allowedHosts = new Set(names.map((n) => n.toLowerCase()));
   // An Origin omits the scheme's default port.
-  allowedOrigins = new Set(names.flatMap((n) => [`http://${n}`.replace(/:80$/, ''), `https://${n}`.replace(/:443$/, '')]).map((o) => o.toLowerCase()));
+  allowedOrigins = new Set([...names.flatMap((n) => [`http://${n}`.replace(/:80$/, ''), `https://${n}`.replace(/:443$/, '')]), ...(options.allowedOrigins ?? [])].map((o) => o.toLowerCase()));
   const sweep = options.stateful
     ? setInterval(() => {
         const now = Date.now();

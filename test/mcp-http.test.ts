@@ -208,6 +208,22 @@ describe('when serveMcpHttp is set up unsafely', () => {
   });
 });
 
+describe('when serveMcpHttp sits behind a proxy with a public name', () => {
+  it('accepts that Host and its https Origin once allowed, and still refuses others', async () => {
+    const host = createToolHost();
+    const served = await serveMcpHttp({ host, authToken: TOKEN, allowedHosts: ['mcp.example.com'], allowedOrigins: ['http://localhost:6274'] });
+    try {
+      const auth = { authorization: `Bearer ${TOKEN}` };
+      expect((await rawPost(served.url, INIT, { ...auth, host: 'mcp.example.com', origin: 'https://mcp.example.com' })).status).toBe(200);
+      expect((await rawPost(served.url, INIT, { ...auth, host: 'mcp.example.com:443' })).status).toBe(200);
+      expect((await rawPost(served.url, INIT, { ...auth, host: new URL(served.url).host, origin: 'http://localhost:6274' })).status).toBe(200);
+      expect((await rawPost(served.url, INIT, { ...auth, host: 'mcp.example.com.attacker.example' })).status).toBe(403);
+    } finally {
+      await served.close();
+    }
+  });
+});
+
 describe('when approval is asked of an HTTP client through elicitation (stateful)', () => {
   it('asks the client that made the call, and allows once', async () => {
     const approval = mcpApprovalChannel();

@@ -36,6 +36,7 @@ export function parseHttpAddress(value: string): { hostname: string; port: numbe
 interface ServeFlags {
   http?: { hostname: string; port: number };
   authTokenEnv?: string;
+  allowedHost: string[];
   tools?: string;
   exposeTools?: boolean;
   isolation: 'process' | 'isolate';
@@ -54,6 +55,7 @@ export function registerMcp(program: Command): void {
     .description('Serve run_code (its description carries the typed declarations of the tools) over stdio, or over Streamable HTTP with --http.')
     .option('--http <[host:]port>', 'serve over Streamable HTTP instead of stdio (default host 127.0.0.1; port 0 picks a free one)', parseHttpAddress)
     .option('--auth-token-env <NAME>', 'require "Authorization: Bearer <token>", the token read from this environment variable (required off loopback)')
+    .option('--allowed-host <name>', 'with --http: also accept this Host header (a public name behind a proxy: mcp.example.com); repeatable', collect, [])
     .option('--tools <module>', 'tools module; default: the bundled example tools')
     .option('--expose-tools', 'also expose every tool directly, not only run_code')
     .option('--approve <mode>', "approval asks: no (deny: fail closed) or client (ask the client's user via MCP elicitation; denied if it cannot)", parseServeApprove, 'no')
@@ -143,6 +145,7 @@ async function serveHttp(flags: ServeFlags, address: { hostname: string; port: n
       exposeTools: flags.exposeTools === true,
       hostname: address.hostname,
       port: address.port,
+      ...(flags.allowedHost.length > 0 ? { allowedHosts: flags.allowedHost } : {}),
       ...(token ? { authToken: token } : {}),
       // Elicitation's answer must reach the session that asked: approval needs sessions.
       ...(approval ? { approval, stateful: true } : {}),

@@ -104,7 +104,7 @@ describe('when `ptc mcp serve` runs as a real process on stdio', () => {
 
   it('serves only run_code and tool_search by default and runs a program against the example tools', async () => {
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name)).toEqual(['run_code', 'tool_search']);
+    expect(tools.map((t) => t.name).sort()).toEqual(['run_code', 'tool_search']);
     const found = (await client.callTool({ name: 'tool_search', arguments: { query: 'monthly budget', limit: 1 } })) as CallResult;
     expect(found.structuredContent).toMatchObject({ matches: [{ name: 'budget_get', callable: 'budget_get', declaration: expect.stringContaining('budget_get(args: {') }] });
     const r = (await client.callTool({ name: 'run_code', arguments: { code: 'const b = await tools.budget_get({ employeeId: "u-101" });\nreturn b?.monthlyLimitCents;' } })) as CallResult;

@@ -19,6 +19,11 @@ export interface WorkerScript {
   readonly name: string;
   /** Packages left for Node to load (native addons, large CommonJS packages). */
   readonly external: readonly string[];
+  /**
+   * Globals a bundle gets as constants (esbuild `define`: name -> JSON text), such as the text of
+   * files its modules read beside themselves when built. Called only when bundling.
+   */
+  readonly define?: () => Readonly<Record<string, string>>;
 }
 
 const located = new Map<string, Promise<string>>();
@@ -54,6 +59,7 @@ async function locate(script: WorkerScript): Promise<string> {
     format: 'esm',
     target: 'node20',
     external: [...script.external],
+    ...(script.define ? { define: { ...script.define() } } : {}),
     // CommonJS modules in the bundle (codegen's re-export of TypeScript) require their externals.
     banner: { js: "import { createRequire as __ptcCreateRequire } from 'node:module'; const require = __ptcCreateRequire(import.meta.url);" },
     write: false,

@@ -7,7 +7,8 @@
  */
 import { createRequire } from 'node:module';
 import type * as IvmTypes from 'isolated-vm';
-import { BOOTSTRAP_SOURCE } from './bootstrap-source.js';
+import { BOOTSTRAP_URL } from './guest/protocol.js';
+import { bootstrapScript } from './guest-source.js';
 
 type Ivm = typeof IvmTypes;
 let ivmModule: Ivm | undefined;
@@ -28,7 +29,7 @@ export type GuestMessageReceiver = (kind: unknown, items: unknown) => void;
 export interface PreparedIsolate {
   readonly isolate: IvmTypes.Isolate;
   readonly context: IvmTypes.Context;
-  /** The guest's `entry(op, ...data)` function (see bootstrap-source.ts). */
+  /** The guest's `entry(op, ...data)` function (guest/program.js; arguments in guest/protocol.ts EntryArgs). */
   readonly entry: IvmTypes.Reference<(op: string, ...data: unknown[]) => number>;
   readonly memoryMb: number;
   /** The run that owns this isolate; messages go here. */
@@ -94,9 +95,6 @@ export async function prepareIsolate(options: PrepareOptions): Promise<PreparedI
   }
 }
 
-/** The bootstrap as a script whose value is a function of the dispatch reference. */
-const BOOTSTRAP_SCRIPT = `(function ($0) {${BOOTSTRAP_SOURCE}\n})`;
-const BOOTSTRAP_FILENAME = 'ptc-bootstrap.js';
 /**
  * V8's code cache for the bootstrap, made by the first isolate this process prepares: compiling
  * the 35 KB from source took ~0.9 ms of every new isolate, reading the cache ~0.1 ms. It only
@@ -110,11 +108,11 @@ type Entry = IvmTypes.Reference<(op: string, ...data: unknown[]) => number>;
 /** Compiles the bootstrap (from the cache when there is one) and runs it with `dispatch`. */
 async function runBootstrap(isolate: IvmTypes.Isolate, context: IvmTypes.Context, dispatch: IvmTypes.Reference, blocking: boolean): Promise<Entry> {
   const cache = bootstrapCache;
-  const info = cache === undefined ? { filename: BOOTSTRAP_FILENAME, produceCachedData: true } : { filename: BOOTSTRAP_FILENAME, cachedData: cache };
+  const info = cache === undefined ? { filename: BOOTSTRAP_URL, produceCachedData: true } : { filename: BOOTSTRAP_URL, cachedData: cache };
   // isolated-vm sets these on the script; its typings only name them on CachedDataResult.
   const script: IvmTypes.Script & IvmTypes.CachedDataResult & { readonly cachedDataRejected?: boolean } = blocking
-    ? isolate.compileScriptSync(BOOTSTRAP_SCRIPT, info)
-    : await isolate.compileScript(BOOTSTRAP_SCRIPT, info);
+    ? isolate.compileScriptSync(bootstrapScript(), info)
+    : await isolate.compileScript(bootstrapScript(), info);
   if (cache === undefined) bootstrapCache ??= script.cachedData;
   else if (script.cachedDataRejected === true && bootstrapCache === cache) bootstrapCache = undefined;
   const options = { reference: true, timeout: 10_000 } as const;

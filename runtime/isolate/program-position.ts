@@ -4,7 +4,7 @@
  * as lines of `RunRequest.js` minus `lineOffset` (1-based), columns as V8 gives them (1-based).
  */
 import type { Isolate } from 'isolated-vm';
-import { PROGRAM_HEADER_LINES, PROGRAM_URL } from './bootstrap-source.js';
+import { PROGRAM_HEADER_LINES, PROGRAM_URL } from './guest/protocol.js';
 
 /** A position in the program, when one is known. */
 export interface ProgramPosition {

@@ -4,8 +4,8 @@
  * transpiled by esbuild, file for file, under node_modules/.cache so bare imports resolve from
  * the project's own node_modules. Much faster than a full `tsc` build.
  */
-import { readdirSync, rmSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { copyFileSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { build } from 'esbuild';
 
 const FOLDERS = ['tools', 'codegen', 'bridge', 'runtime', 'cli', 'mcp', 'examples'];
@@ -44,5 +44,10 @@ export async function transpileProject(name: string): Promise<{ root: string; cl
     outExtension: { '.js': '.cjs' },
     logLevel: 'silent',
   });
+  // JavaScript sources (the isolate's guest) are loaded as they are: copied, as `npm run build` does.
+  for (const file of FOLDERS.flatMap((f) => sources(f, '.js'))) {
+    mkdirSync(dirname(join(root, file)), { recursive: true });
+    copyFileSync(file, join(root, file));
+  }
   return { root, cli: join(root, 'cli', 'main.js') };
 }

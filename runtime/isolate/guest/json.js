@@ -1,19 +1,37 @@
-/**
- * Guest source, part of the bootstrap (see bootstrap-source.ts for the invariants): the JSON
- * conversion every value leaving the isolate goes through (arguments, the return value, the
- * thrown value, console arguments), and the console. It uses only the intrinsics the bootstrap
- * captured before any program existed; it is concatenated into the same closure.
+// @ts-check
+/*
+ * The guest, part 3 of 7: the JSON conversion every value leaving the isolate goes through
+ * (arguments, the return value, the thrown value, console arguments). Only strings and numbers
+ * cross to the host, so this runs inside the CPU budget: a getter or Proxy trap runs as program
+ * code in the isolate, never on the host. The walk refuses functions, symbols, BigInt, cycles,
+ * Promises, Maps, Sets and binary data, naming the path, and enforces the caps as it goes
+ * (bytes, depth, nodes), so an exploding shared-reference graph stops at the cap.
+ * json.test.ts checks it against JSON.stringify on generated values, without an isolate.
  */
-
-/** The JSON walker (`toJsonText`, `Refusal`, `shortMessage`). */
-export const GUEST_JSON_SOURCE = String.raw`// ---- JSON conversion inside the isolate ------------------------------------------------------
-// Class fields define own properties, so a setter on Object.prototype never sees these.
-class Refusal { path; problem; limit; value; constructor(path, problem, limit, value) { this.path = path; this.problem = problem; this.limit = limit; this.value = value; } }
+/**
+ * Why a value cannot cross: where (`args.a[2]`), what is wrong, and the cap passed, if one was.
+ * Class fields define own properties, so a setter on Object.prototype never sees these.
+ */
+class Refusal {
+  /** @type {string} */ path;
+  /** @type {string} */ problem;
+  /** @type {string | undefined} */ limit;
+  /** @type {number | undefined} */ value;
+  /** @param {string} path @param {string} problem @param {string} [limit] @param {number} [value] */
+  constructor(path, problem, limit, value) { this.path = path; this.problem = problem; this.limit = limit; this.value = value; }
+}
 const IDENT = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
+/** @param {string} path @param {string | number} key @returns {string} */
 function childPath(path, key) {
   if (typeof key === 'number') return path + '[' + key + ']';
   return ReflectApply(RegExpExec, IDENT, [key]) !== null ? path + '.' + key : path + '[' + JSONStringify(key) + ']';
 }
+/**
+ * What kind of object cannot cross as JSON, or undefined (told by brand checks with captured
+ * builtins, never by what the object says about itself).
+ * @param {object} value
+ * @returns {string | undefined}
+ */
 function brandOf(value) {
   const proto = ObjectGetPrototypeOf(value);
   if (proto === ObjectProto || proto === ArrayProto || proto === null) return undefined;
@@ -38,18 +56,20 @@ function brandOf(value) {
 // run twice. BigInt.prototype.toJSON
 // is locked by the bootstrap, so JSON.stringify never converts a BigInt the walk would refuse.
 const FALLBACK = ObjectFreeze({ __proto__: null });
-let fCaps = null;
+/** @type {JsonCaps} */
+let fCaps = /** @type {any} */ (null);
 let fNodes = 0;
 let fBytes = 0;
 let fBase = 0;
 let fTop = 0;
 const fOpen = list(); // the containers JSON.stringify is inside, fBase..fTop-1, innermost last
+/** @this {unknown} @param {string} key @param {unknown} value @returns {unknown} */
 function fastReplacer(key, value) {
   if (++fNodes > fCaps.maxNodes) throw FALLBACK;
   fBytes += key.length + 1;
   const t = typeof value;
   if (t === 'string') {
-    fBytes += value.length;
+    fBytes += /** @type {string} */ (value).length;
   } else if (t === 'number' || t === 'boolean' || t === 'undefined') {
     fBytes += 1;
   } else if (t !== 'object') {
@@ -60,7 +80,7 @@ function fastReplacer(key, value) {
     while (fTop > fBase && fOpen[fTop - 1] !== holder) fOpen[--fTop] = undefined;
     if (fTop - fBase >= fCaps.maxDepth) throw FALLBACK;
     const proto = ObjectGetPrototypeOf(value);
-    if (proto !== ObjectProto && proto !== ArrayProto && proto !== null && !plainEnough(value)) throw FALLBACK;
+    if (proto !== ObjectProto && proto !== ArrayProto && proto !== null && !plainEnough(/** @type {object} */ (value))) throw FALLBACK;
     fOpen[fTop++] = value;
   }
   if (fBytes > fCaps.maxBytes) throw FALLBACK;
@@ -69,8 +89,9 @@ function fastReplacer(key, value) {
 // Whether JSON.stringify converts this object exactly as the walk does: not a kind the walk
 // refuses, not an Error (the walk sends its name and message), not a boxed primitive (JSON.stringify
 // unwraps one, the walk sends its own keys). Class instances and arrays of a subclass pass.
+/** @param {object} value @returns {boolean} */
 function plainEnough(value) {
-  if (brandOf(value) !== undefined || value instanceof ErrorCtor) return false;
+  if (brandOf(value) !== undefined || isError(value)) return false;
   for (let i = 0; i < boxedValueOf.length; i++) {
     try { ReflectApply(boxedValueOf[i], value, []); return false; } catch { /* not this kind */ }
   }
@@ -78,6 +99,7 @@ function plainEnough(value) {
 }
 // JSON text of root, or FALLBACK. Re-entrant (a getter may make a tool call or log): each call
 // saves the state it found, works above the stack's current top, and restores the state.
+/** @param {unknown} root @param {JsonCaps} caps @returns {string | undefined | typeof FALLBACK} */
 function fastJson(root, caps) {
   const savedCaps = fCaps; const savedNodes = fNodes; const savedBytes = fBytes; const savedBase = fBase; const savedTop = fTop;
   fCaps = caps; fNodes = 0; fBytes = 0; fBase = savedTop;
@@ -91,20 +113,26 @@ function fastJson(root, caps) {
   }
 }
 /**
- * Converts a value to JSON text. caps: { maxBytes, maxDepth, maxNodes, bytesLimit, depthLimit,
- * nodesLimit } (limit names reported on refusal). Throws a Refusal.
+ * Converts a value to JSON text within `caps` (whose limit names a refusal reports). Throws a
+ * Refusal.
+ * @param {unknown} root
+ * @param {string} rootPath what the root is called in a refusal (`args`, `result`)
+ * @param {JsonCaps} caps
+ * @returns {string}
  */
 function toJsonText(root, rootPath, caps) {
   // tools.x() with no arguments, the most common call: nothing to convert.
   if (root === undefined || root === null) return 'null';
-  const text = fastJson(root, caps);
-  if (text === FALLBACK) return walkJsonText(root, rootPath, caps);
+  const fast = fastJson(root, caps);
+  if (fast === FALLBACK) return walkJsonText(root, rootPath, caps);
+  const text = /** @type {string | undefined} */ (fast);
   if (text === undefined) return 'null';
   // Length in UTF-16 units is a lower bound of UTF-8 bytes; the host checks the exact byte count.
   if (text.length > caps.maxBytes) return walkJsonText(root, rootPath, caps);
   return text;
 }
 // The walk: converts a value or names exactly what cannot cross (path, problem, cap).
+/** @param {unknown} root @param {string} rootPath @param {JsonCaps} caps @returns {string} */
 function walkJsonText(root, rootPath, caps) {
   let nodes = 0;
   let chars = 0;
@@ -112,15 +140,21 @@ function walkJsonText(root, rootPath, caps) {
   let depth = 0;
   // Paths are built only for a refusal: a value's place is (up, key), up being its parent's
   // node { up, key } (null at the root, whose key is rootPath).
+  /** @param {PathNode | null} up @param {string | number} key @returns {string} */
   function pathOf(up, key) {
     const keys = list();
     let n = 0;
     keys[n++] = key;
     while (up !== null) { keys[n++] = up.key; up = up.up; }
-    let text = keys[n - 1];
+    let text = /** @type {string} */ (keys[n - 1]);
     for (let i = n - 2; i >= 0; i--) text = childPath(text, keys[i]);
     return text;
   }
+  /**
+   * JSON text of `value`, or undefined for what JSON leaves out (undefined).
+   * @param {any} value @param {PathNode | null} up @param {string | number} key
+   * @returns {string | undefined}
+   */
   function walk(value, up, key) {
     if (typeof value === 'object' && value !== null || typeof value === 'function') {
       let toJSON;
@@ -145,6 +179,7 @@ function walkJsonText(root, rootPath, caps) {
         if (depth >= caps.maxDepth) throw new Refusal(pathOf(up, key), 'is nested deeper than ' + caps.maxDepth + ' levels', caps.depthLimit, caps.maxDepth);
         const brand = brandOf(value);
         if (brand !== undefined) throw new Refusal(pathOf(up, key), 'is ' + brand + ', which cannot cross as JSON');
+        /** @type {PathNode} */
         const here = { __proto__: null, up, key };
         ancestors[depth++] = value;
         try {
@@ -158,8 +193,7 @@ function walkJsonText(root, rootPath, caps) {
             }
             out += ']';
           } else {
-            const isError = value instanceof ErrorCtor;
-            const keys = isError ? ['name', 'message'] : ObjectKeys(value);
+            const keys = isError(value) ? ['name', 'message'] : ObjectKeys(value);
             out = '{';
             let first = true;
             for (let i = 0; i < keys.length; i++) {
@@ -182,6 +216,7 @@ function walkJsonText(root, rootPath, caps) {
     }
     return out;
   }
+  /** @param {string} path */
   function tooBig(path) { return new Refusal(path, 'is larger than ' + caps.maxBytes + ' bytes as JSON', caps.bytesLimit, caps.maxBytes); }
   let text;
   try {
@@ -195,6 +230,11 @@ function walkJsonText(root, rootPath, caps) {
   if (text.length > caps.maxBytes) throw tooBig(rootPath);
   return text;
 }
+/**
+ * A short readable account of a thrown value (never throws).
+ * @param {any} e
+ * @returns {string}
+ */
 function shortMessage(e) {
   try {
     if (e instanceof Refusal) return e.path + ' ' + e.problem;
@@ -208,61 +248,3 @@ function shortMessage(e) {
     return 'an unprintable value';
   }
 }
-`;
-
-/** `ToolCallError` and `console` (both installed on the global scope). */
-export const GUEST_CONSOLE_SOURCE = String.raw`// ---- ToolCallError and console -----------------------------------------------------------------
-class ToolCallError extends ErrorCtor {
-  constructor(toolName, message) {
-    super(StringCtor(message));
-    ObjectDefineProperty(this, 'toolName', { value: StringCtor(toolName), enumerable: true, writable: false, configurable: false });
-    ObjectDefineProperty(this, 'stack', { value: 'ToolCallError: ' + StringCtor(message), enumerable: false, writable: true, configurable: true });
-  }
-}
-ObjectDefineProperty(ToolCallError.prototype, 'name', { value: 'ToolCallError', enumerable: false, writable: false, configurable: false });
-ObjectFreeze(ToolCallError.prototype);
-ObjectFreeze(ToolCallError);
-
-let caps;
-let logBytes = 0;
-let logStopped = false;
-const INSPECT_CAPS = { __proto__: null, maxBytes: 0, maxDepth: 32, maxNodes: 100000 };
-function formatArg(value) {
-  if (typeof value === 'string') return value;
-  if (typeof value === 'object' && value !== null) {
-    if (value instanceof ErrorCtor) {
-      try { const s = value.stack; if (typeof s === 'string') return s; } catch { /* fall through */ }
-      return shortMessage(value);
-    }
-    try {
-      INSPECT_CAPS.maxBytes = caps.maxLogBytes + 1;
-      return toJsonText(value, 'value', INSPECT_CAPS);
-    } catch (e) {
-      return '[unprintable: ' + (e instanceof Refusal ? e.path + ' ' + e.problem : shortMessage(e)) + ']';
-    }
-  }
-  if (typeof value === 'function') return '[Function]';
-  try { return StringCtor(value); } catch { return '[unprintable]'; }
-}
-function makeLogger(level) {
-  return function (...args) {
-    if (logStopped || caps === undefined) return;
-    let text = '';
-    for (let i = 0; i < args.length; i++) text += (i === 0 ? '' : ' ') + formatArg(args[i]);
-    logBytes += text.length; // a lower bound of the UTF-8 bytes; the host counts them exactly
-    if (logBytes > caps.maxLogBytes) {
-      logStopped = true;
-      send('limit', ['maxLogBytes', caps.maxLogBytes]);
-      return;
-    }
-    send('log', [level, text]);
-  };
-}
-const consoleObject = ObjectCreate(null);
-for (const level of ['log', 'info', 'warn', 'error', 'debug']) {
-  ObjectDefineProperty(consoleObject, level, { value: makeLogger(level), enumerable: true });
-}
-ObjectFreeze(consoleObject);
-ObjectDefineProperty(G, 'console', { value: consoleObject, writable: false, enumerable: false, configurable: false });
-ObjectDefineProperty(G, 'ToolCallError', { value: ToolCallError, writable: false, enumerable: false, configurable: false });
-`;

@@ -1,24 +1,12 @@
-import vm from 'node:vm';
 import { describe, expect, it } from 'vitest';
-import { PROGRAM_HEADER_LINES } from './bootstrap-source.js';
-import { GUEST_SITES_SOURCE } from './guest-sites-source.js';
+import { PROGRAM_HEADER_LINES } from './protocol.js';
+import { loadGuestParts } from './test-support.js';
 
 /** Name -> [line, column], or null for a tool named more than once. */
 type Sites = Record<string, readonly [number, number] | null>;
 
-/** The scanner, evaluated with the bootstrap names it uses. */
-const scan = vm.runInNewContext(`
-  const ReflectApply = Reflect.apply;
-  const StringIndexOf = String.prototype.indexOf;
-  const StringCharCodeAt = String.prototype.charCodeAt;
-  const StringSlice = String.prototype.slice;
-  const ObjectCreate = Object.create;
-  const ObjectFreeze = Object.freeze;
-  const PROGRAM_HEADER_LINES = ${PROGRAM_HEADER_LINES};
-  function list() { const a = []; Object.setPrototypeOf(a, null); return a; }
-  ${GUEST_SITES_SOURCE}
-  (js) => { const w = staticSites(js); const out = {}; for (const k in w) out[k] = w[k] === undefined ? null : [w[k][0], w[k][1]]; return JSON.stringify(out); };
-`) as (js: string) => string;
+/** The scanner of sites.js, evaluated with the intrinsics it uses. */
+const { staticSites } = loadGuestParts<{ staticSites: (js: string) => Record<string, readonly [number, number] | undefined> }>(['intrinsics.js', 'sites.js'], ['staticSites']);
 
 /** The specification: the regular expression the scanner replaces, with the same bookkeeping. */
 const MENTION = /(?:^|[^\w$.])tools\s*(?:\?\.|\.)\s*([A-Za-z_$][\w$]*)|(?:^|[^\w$.])tools\s*(?:\?\.\s*)?\[\s*(?:'([^'\\\n]*)'|"([^"\\\n]*)")/g;
@@ -42,7 +30,12 @@ function reference(js: string): Sites {
   return { ...where };
 }
 
-const sites = (js: string): Sites => JSON.parse(scan(js)) as Sites;
+const sites = (js: string): Sites => {
+  const found = staticSites(js);
+  const out: Sites = {};
+  for (const name in found) out[name] = found[name] === undefined ? null : [found[name]![0], found[name]![1]];
+  return out;
+};
 
 describe('staticSites (where a program names its tools)', () => {
   it('finds dotted, optional and bracketed mentions at the column V8 reports', () => {

@@ -1,37 +1,35 @@
-/**
- * Guest source, part of the bootstrap (see bootstrap-source.ts): `staticSites(js)`, where the
- * program names each tool. For a tool named exactly once, that place is where an uncaught failure
- * of it is reported, so its calls need not capture a stack. Text in comments or strings can only
- * add mentions, which makes a tool fall back to capturing: never a wrong line for a tool named
- * twice.
+// @ts-check
+/*
+ * The guest, part 6 of 7: `staticSites(js)`, where the program names each tool. For a tool named
+ * exactly once, that place is where an uncaught failure of it is reported, so its calls need not
+ * capture a stack. Text in comments or strings can only add mentions, which makes a tool fall
+ * back to capturing: never a wrong line for a tool named twice.
  *
- * A mention is what this regular expression matches (the specification; the test checks the
+ * A mention is what this regular expression matches (the specification; sites.test.ts checks the
  * scanner against it on generated programs):
  *   /(?:^|[^\w$.])tools\s*(?:\?\.|\.)\s*([A-Za-z_$][\w$]*)|(?:^|[^\w$.])tools\s*(?:\?\.\s*)?\[\s*(?:'([^'\\\n]*)'|"([^"\\\n]*)")/g
  * It is scanned by hand because V8 compiles a regular expression on its first use in each isolate:
  * 0.3 ms of every new isolate for this one, where `indexOf` and a few character tests cost nothing.
- *
- * Needs from the bootstrap: ReflectApply, StringIndexOf, StringCharCodeAt, StringSlice,
- * ObjectCreate, ObjectFreeze, list, PROGRAM_HEADER_LINES.
  */
-export const GUEST_SITES_SOURCE = String.raw`// ---- where the program names its tools ----------------------------------------------------------
+/** Lines the `AsyncFunction` constructor puts before the body (protocol.ts PROGRAM_HEADER_LINES). */
+const PROGRAM_HEADER_LINES = 2;
 // Positions are in ptc-program.js coordinates, like V8's frames (the property name's column, as
 // V8 reports a call of it; for tools['x'], the column of 'tools').
-const isWordChar = (function isWordChar(c) {
+const isWordChar = (/** @param {number} c */ function isWordChar(c) {
   return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 95 || c === 36;
 });
 // What \s matches.
-const isSpace = (function isSpace(c) {
+const isSpace = (/** @param {number} c */ function isSpace(c) {
   return c === 32 || (c >= 9 && c <= 13) || c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) ||
     c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff;
 });
-const skipSpaces = (function skipSpaces(js, p) {
+const skipSpaces = (/** @param {string} js @param {number} p */ function skipSpaces(js, p) {
   while (p < js.length && isSpace(ReflectApply(StringCharCodeAt, js, [p]))) p++;
   return p;
 });
 // Reads the mention whose 'tools' starts at i into found[0] (name), found[1] (where it is
 // reported), found[2] (where the mention ends); false if there is none.
-const readMention = (function readMention(js, i, found) {
+const readMention = (/** @param {string} js @param {number} i @param {any[]} found @returns {boolean} */ function readMention(js, i, found) {
   const n = js.length;
   let p = skipSpaces(js, i + 5);
   let c = p < n ? ReflectApply(StringCharCodeAt, js, [p]) : -1;
@@ -61,8 +59,10 @@ const readMention = (function readMention(js, i, found) {
   }
   return false;
 });
-const staticSites = (function staticSites(js) {
+const staticSites = (/** @param {string} js @returns {Record<string, StaticSite | undefined>} */ function staticSites(js) {
+  /** @type {Record<string, number>} */
   const count = ObjectCreate(null);
+  /** @type {Record<string, StaticSite | undefined>} */
   const where = ObjectCreate(null);
   const found = list();
   let line = 1 + PROGRAM_HEADER_LINES;
@@ -80,8 +80,8 @@ const staticSites = (function staticSites(js) {
       if (isWordChar(b) || b === 46) continue;
     }
     if (!readMention(js, i, found)) continue;
-    const name = found[0];
-    const at = found[1];
+    const name = /** @type {string} */ (found[0]);
+    const at = /** @type {number} */ (found[1]);
     from = lastEnd = found[2];
     for (;;) {
       const nl = ReflectApply(StringIndexOf, js, ['\n', lineStart]);
@@ -92,9 +92,8 @@ const staticSites = (function staticSites(js) {
     count[name] = (count[name] === undefined ? 0 : count[name]) + 1;
     const site = list();
     site[0] = line; site[1] = at - lineStart + 1;
-    where[name] = ObjectFreeze(site);
+    where[name] = /** @type {StaticSite} */ (ObjectFreeze(site));
   }
   for (const name in count) if (count[name] !== 1) where[name] = undefined;
   return where;
 });
-`;

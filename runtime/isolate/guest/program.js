@@ -1,0 +1,146 @@
+// @ts-check
+/*
+ * The guest, part 7 of 7: the program's start and end, the warm-up, and `entry`, the function
+ * the bootstrap returns to the host (guest-source.ts appends `return entry;`). The host calls it
+ * with `applySync` (protocol.ts EntryArgs): `warm` once for a pooled isolate, `start` once with
+ * the program, then `deliver` / `deliver1` with batches of call outcomes. The program resumes in
+ * the microtasks V8 runs before each of those calls returns.
+ */
+const STACK_FRAME = /ptc-program\.js:(\d+):(\d+)/;
+/**
+ * Where in the program (line, column of ptc-program.js) an error or a captured call site is, or
+ * [-1, -1].
+ * @param {any} e
+ * @returns {StaticSite | [number, number]}
+ */
+function locate(e) {
+  if (ArrayIsArray(e)) return /** @type {StaticSite} */ (/** @type {unknown} */ (e)); // a static site: [line, column]
+  // The program's line and column, read from the stack V8 formats by default.
+  let stack;
+  const saved = ObjectGetOwnPropertyDescriptor(ErrorCtor, 'prepareStackTrace');
+  try {
+    if (saved !== undefined && saved.configurable) ReflectDeleteProperty(ErrorCtor, 'prepareStackTrace');
+    stack = e.stack;
+  } catch { stack = undefined; } finally {
+    try { if (saved !== undefined && saved.configurable) ObjectDefineProperty(ErrorCtor, 'prepareStackTrace', saved); } catch { /* ignore */ }
+  }
+  if (typeof stack !== 'string') return [-1, -1];
+  /** @type {RegExpExecArray | null} */
+  const m = ReflectApply(RegExpExec, STACK_FRAME, [stack]);
+  return m === null ? [-1, -1] : [+m[1], +m[2]];
+}
+/** Ends the run with what the program threw. @param {any} e */
+function describeThrown(e) {
+  const runCaps = /** @type {RunCaps} */ (caps);
+  /** @type {string | undefined} */
+  let message;
+  if (typeof e === 'object' && e !== null) {
+    let name; let msg;
+    try { name = e.name; msg = e.message; } catch (inner) { msg = undefined; }
+    if (typeof msg === 'string') message = (typeof name === 'string' && name ? name : 'Error') + ': ' + msg;
+  }
+  if (message === undefined) {
+    if (typeof e === 'string') message = e;
+    else if (e === null || (typeof e !== 'object' && typeof e !== 'function')) {
+      // undefined, NaN, Infinity, a symbol or a BigInt: JSON would say null, or nothing at all.
+      message = 'Uncaught ' + StringCtor(e) + (typeof e === 'bigint' ? 'n' : '');
+    } else {
+      try { message = 'Uncaught ' + toJsonText(e, 'thrown', { __proto__: null, maxBytes: runCaps.maxResultBytes, maxDepth: 64, maxNodes: 1e9 }); }
+      catch { message = 'Uncaught ' + shortMessage(e); }
+    }
+  }
+  if (message.length > runCaps.maxResultBytes) {
+    message = ReflectApply(StringSlice, message, [0, runCaps.maxResultBytes]) + ' ... [message cut at maxResultBytes=' + runCaps.maxResultBytes + ']';
+  }
+  let where = typeof e === 'object' && e !== null ? locate(e) : [-1, -1];
+  if (where[0] === -1 && typeof e === 'object' && e !== null) {
+    const site = ReflectApply(WeakMapGet, callSites, [e]);
+    if (site !== undefined) where = locate(site);
+  }
+  ended = true;
+  send('end', ['throw', message, where[0], where[1]]);
+}
+const onReturn = (/** @param {unknown} value */ function onReturn(value) {
+  ended = true;
+  let json;
+  try {
+    json = toJsonText(value, 'result', /** @type {RunCaps} */ (caps).resultCaps);
+  } catch (e) {
+    if (e instanceof Refusal && e.limit === 'maxResultBytes') {
+      send('end', ['limit', 'maxResultBytes', /** @type {number} */ (e.value), 'The returned value is larger than maxResultBytes=' + e.value + ' bytes as JSON (at ' + e.path + ').']);
+      return;
+    }
+    const detail = e instanceof Refusal ? e.path + ' ' + e.problem : shortMessage(e);
+    send('end', ['throw', 'The returned value cannot be converted to JSON: ' + detail, -1, -1]);
+    return;
+  }
+  send('end', ['return', json]);
+});
+// V8 records where a dynamic function was made from and, on the first one made from a function,
+// recompiles that function to find source positions: in a small function made for it, once, at
+// warm-up (from the 30 KB bootstrap function that took 0.7 ms; from start() 70 µs of the run).
+const compileProgram = (/** @param {string} js */ function compileProgram(js) { return new AsyncFunction(js + '\n//# sourceURL=ptc-program.js'); });
+let started = false;
+const start = (/** @param {import('./protocol.js').StartData} data */ function start(data) {
+  if (started) return;
+  started = true;
+  const js = data[0];
+  /** @type {string[]} */
+  const names = JSONParse(data[1]);
+  /** @type {import('./protocol.js').GuestCaps} */
+  const c = JSONParse(data[2]);
+  caps = { __proto__: null,
+    maxLogBytes: c.maxLogBytes,
+    maxResultBytes: c.maxResultBytes,
+    argCaps: { __proto__: null, maxBytes: c.maxArgBytes, maxDepth: c.maxArgDepth, maxNodes: c.maxArgNodes, bytesLimit: 'maxArgBytes', depthLimit: 'maxArgDepth', nodesLimit: 'maxArgNodes' },
+    resultCaps: { __proto__: null, maxBytes: c.maxResultBytes, maxDepth: 512, maxNodes: 1e15, bytesLimit: 'maxResultBytes', depthLimit: undefined, nodesLimit: undefined },
+  };
+  const tools = ObjectCreate(null);
+  const sites = staticSites(js);
+  for (let i = 0; i < names.length; i++) {
+    ObjectDefineProperty(tools, names[i], { value: makeTool(names[i], sites[names[i]]), enumerable: true, writable: false, configurable: false });
+  }
+  ObjectFreeze(tools);
+  ObjectDefineProperty(G, 'tools', { value: tools, writable: false, enumerable: false, configurable: false });
+  let program;
+  try {
+    program = compileProgram(js);
+  } catch (e) {
+    ended = true;
+    send('end', ['syntax', shortMessage(e)]);
+    return;
+  }
+  const promise = ReflectApply(program, undefined, []);
+  ReflectApply(PromiseThen, promise, [onReturn, describeThrown]);
+});
+// Warm-up of a pooled isolate, before any program exists (entry('warm'); a new isolate that a
+// run waits for skips it: its run pays only for what it uses). Runs the conversion every call and
+// result goes through once, so it is compiled before the run (the functions above that a run
+// needs are parenthesized, which makes V8 compile them with the bootstrap rather than on first
+// use); and what every start runs once: finding tool names, the first AsyncFunction, the first
+// message to the host (which the host ignores while it prepares the isolate).
+const warm = (function warm() {
+  toJsonText({ a: [1, 'x', true, null], b: { c: 1.5 } }, 'warm', { __proto__: null, maxBytes: 1024, maxDepth: 8, maxNodes: 100, bytesLimit: undefined, depthLimit: undefined, nodesLimit: undefined });
+  staticSites('tools.a(1); tools?.b(2);\ntools["c"](3);');
+  ReflectApply(PromiseThen, ReflectApply(compileProgram('return 1;'), undefined, []), [ignore, ignore]);
+  ReflectApply(applySync, dispatchRef, [undefined, ['warm'], CALL1_OPTIONS]);
+});
+/**
+ * The host's way in (protocol.ts EntryArgs; `deliver1` passes one outcome as four primitives,
+ * so a sequential call crosses no array). Returns -1 once the program ended, else how many of
+ * its calls are pending (read before the microtasks this call releases run; the host keeps its
+ * own exact account).
+ * @param {import('./protocol.js').EntryOp} op
+ * @param {any} [data]
+ * @param {any} [a]
+ * @param {any} [b]
+ * @param {any} [c]
+ * @returns {number}
+ */
+function entry(op, data, a, b, c) {
+  if (op === 'deliver') { if (ArrayIsArray(data)) deliver(data); }
+  else if (op === 'deliver1') deliverOne(data, a, b, c);
+  else if (op === 'start') start(data);
+  else if (op === 'warm') { if (!started) warm(); }
+  return ended ? -1 : pendingCount;
+}

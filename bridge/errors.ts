@@ -1,5 +1,6 @@
 /** Host-side errors of a PTC run. They travel to the host and the trace, never into a program. */
 import { PtcError } from '../tools/index.js';
+import { limitText, type LimitName } from './limit-failure.js';
 
 /**
  * A run hit one of its limits. Used as the abort reason of the run's signal, so the runner and
@@ -9,13 +10,13 @@ export class RunLimitError extends PtcError {
   override readonly name = 'RunLimitError';
   constructor(
     /** The limit's name as in `RunLimits` (`wallMs`, `maxCalls`, …). */
-    readonly limit: string,
+    readonly limit: LimitName,
     /** The limit's configured value. */
     readonly value: number,
-    /** What happened, as a sentence. */
+    /** What happened, as a sentence (`limitMessage`). */
     readonly detail: string,
   ) {
-    super(`run_code limit ${limit}=${value} exceeded. ${detail}`);
+    super(`run_code limit ${limitText(limit, value)} exceeded. ${detail}`);
   }
 }
 

@@ -8,6 +8,7 @@
  * pollute a host prototype.
  */
 import { toJson, type JsonValue } from '../tools/index.js';
+import { limitMessage } from './limit-failure.js';
 
 /** The argument caps of a run (a subset of `RunLimits`). */
 export interface ArgCaps {
@@ -60,11 +61,11 @@ export function parseGuestArgs(toolName: string, argsJson: unknown, caps: ArgCap
   // UTF-8 takes at least one byte per UTF-16 unit, so a long string is over the cap before counting.
   const bytes = text.length > caps.maxArgBytes ? text.length : Buffer.byteLength(text, 'utf8');
   if (bytes > caps.maxArgBytes) {
-    return { ok: false, message: `Arguments for "${toolName}" are too large: at least ${bytes} bytes of JSON, over the limit maxArgBytes=${caps.maxArgBytes}.` };
+    return { ok: false, message: limitMessage('maxArgBytes', caps.maxArgBytes, { by: 'call', toolName, measured: `at least ${bytes} bytes` }) };
   }
   const depth = jsonDepth(text, caps.maxArgDepth);
   if (depth > caps.maxArgDepth) {
-    return { ok: false, message: `Arguments for "${toolName}" are nested too deeply: over the limit maxArgDepth=${caps.maxArgDepth}.` };
+    return { ok: false, message: limitMessage('maxArgDepth', caps.maxArgDepth, { by: 'call', toolName }) };
   }
   let parsed: unknown;
   try {
@@ -80,7 +81,7 @@ export function parseGuestArgs(toolName: string, argsJson: unknown, caps: ArgCap
   }
   const nodes = countNodes(args, caps.maxArgNodes);
   if (nodes > caps.maxArgNodes) {
-    return { ok: false, message: `Arguments for "${toolName}" have too many values: over the limit maxArgNodes=${caps.maxArgNodes}.` };
+    return { ok: false, message: limitMessage('maxArgNodes', caps.maxArgNodes, { by: 'call', toolName }) };
   }
   return { ok: true, args, bytes };
 }

@@ -10,3 +10,5 @@ export { PausableDeadline } from './pausable-deadline.js';
 export type { DeadlineClock } from './pausable-deadline.js';
 export { createRunToken } from './run-token.js';
 export { RunAbortedError, RunLimitError } from './errors.js';
+export { isLimitName, LIMIT_NAMES, limitFailure, limitMessage, limitText } from './limit-failure.js';
+export type { LimitEvent, LimitFailure, LimitName } from './limit-failure.js';

@@ -26,6 +26,7 @@ import { CallScheduler, subscribeAbort, tokenIdOf, type AgentRef, type JsonValue
 import { ChildCalls, type ChildCallRecord } from './child-calls.js';
 import { RunAbortedError, RunLimitError } from './errors.js';
 import { parseGuestArgs, type ArgCaps } from './guest-args.js';
+import { limitMessage } from './limit-failure.js';
 import { guestFailure, guestOutcomeOf, type ChildOutcome } from './guest-outcome.js';
 import { PausableDeadline, type DeadlineClock } from './pausable-deadline.js';
 import { createRunToken } from './run-token.js';
@@ -134,7 +135,7 @@ export function openRunBridge(options: RunBridgeOptions): RunBridge {
 
   const deadline = new PausableDeadline(
     limits.wallMs,
-    () => stop(new RunLimitError('wallMs', limits.wallMs, `The run took longer than wallMs=${limits.wallMs} ms of wall-clock time (approval waits excluded) and was stopped.`)),
+    () => stop(new RunLimitError('wallMs', limits.wallMs, limitMessage('wallMs', limits.wallMs))),
     options.clock,
   );
 
@@ -194,9 +195,9 @@ export function openRunBridge(options: RunBridgeOptions): RunBridge {
     const label = safeName(name);
     const id = `${parentCallId}/${runTag}.${++dispatched}`;
     if (dispatched > limits.maxCalls) {
-      stop(new RunLimitError('maxCalls', limits.maxCalls, `The program made more than maxCalls=${limits.maxCalls} tool calls and was stopped.`));
+      stop(new RunLimitError('maxCalls', limits.maxCalls, limitMessage('maxCalls', limits.maxCalls)));
       calls.refused(id, label);
-      return guestFailure(label, `The call to "${label}" was refused: the run exceeded maxCalls=${limits.maxCalls}.`);
+      return guestFailure(label, limitMessage('maxCalls', limits.maxCalls, { by: 'call', toolName: label }));
     }
     const toolName = typeof name === 'string' ? toolNames.get(name) : undefined;
     if (toolName === undefined) {
@@ -258,7 +259,7 @@ export function openRunBridge(options: RunBridgeOptions): RunBridge {
     const line = `${known === 'log' ? '' : `[${known}] `}${typeof text === 'string' ? text : '(not text)'}`;
     const bytes = Buffer.byteLength(line, 'utf8') + 1;
     if (logBytes + bytes > limits.maxLogBytes) {
-      stop(new RunLimitError('maxLogBytes', limits.maxLogBytes, `The program wrote more than maxLogBytes=${limits.maxLogBytes} bytes of console output and was stopped.`));
+      stop(new RunLimitError('maxLogBytes', limits.maxLogBytes, limitMessage('maxLogBytes', limits.maxLogBytes)));
       return;
     }
     logBytes += bytes;

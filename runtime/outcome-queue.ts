@@ -6,10 +6,10 @@
  * after the pipeline's own awaits) still cross together: one slice, or one frame, per batch
  * instead of one per call.
  */
+import type { OutcomeBatch } from './isolate/guest/protocol.js';
 import type { GuestCallOutcome } from './program-runner.js';
 
-/** A batch as the guest's `deliver` reads it: id, ok (1/0), json or toolName, message. */
-export type OutcomeBatch = (string | number)[];
+export type { OutcomeBatch } from './isolate/guest/protocol.js';
 
 /** Buffers outcomes and hands each batch to `send` once the current microtasks have run. */
 export class OutcomeQueue {

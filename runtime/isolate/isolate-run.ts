@@ -25,15 +25,17 @@
  */
 // The sandbox worker loads this module: import the one helper, not the tools package (zod and all).
 import { subscribeAbort } from '../../tools/abort-subscription.js';
+import { limitFailure, limitMessage } from '../../bridge/limit-failure.js';
 import type { GuestBridge, GuestCallOutcome, RunFailure, RunRequest } from '../program-runner.js';
 import { disposeQuietly, type PreparedIsolate } from './prepared-isolate.js';
-import { OutcomeQueue, type OutcomeBatch } from '../outcome-queue.js';
-import { abortMessage, isCallId, overBytes, reportDroppedCalls, utf8Length, type StoppableRun } from '../run-checks.js';
+import { OutcomeQueue } from '../outcome-queue.js';
+import { abortMessage, overBytes, reportDroppedCalls, utf8Length, type StoppableRun } from '../run-checks.js';
+import type { CallItems, EntryArgs, GuestCaps, LogLevel, OutcomeBatch } from './guest/protocol.js';
+import { readGuestMessage, type GuestEnd } from './guest-message.js';
 import { locateSyntaxError, programPosition } from './program-position.js';
 import type { DisposalQueue } from './disposal-queue.js';
 import type { IsolateRunOutcome, LateCallAwareBridge, LateCallEvent, RelayBridge, RunStartup } from './run-types.js';
 
-const LOG_LEVELS = new Set(['log', 'info', 'warn', 'error', 'debug']);
 const COPY_ARGUMENTS = { arguments: { copy: true } } as const;
 const TIMED_OUT = 'Script execution timed out.';
 
@@ -115,7 +117,7 @@ class IsolateRun implements StoppableRun {
       if (this.relay !== undefined) this.relay.attach((items) => this.onRelayed(items));
       this.unsubscribeAbort = subscribeAbort(this.signal, this.onAbort);
       const { limits } = request;
-      const caps = {
+      const caps: GuestCaps = {
         maxLogBytes: limits.maxLogBytes,
         maxResultBytes: limits.maxResultBytes,
         maxArgBytes: limits.maxArgBytes,
@@ -140,11 +142,11 @@ class IsolateRun implements StoppableRun {
       this.callsSeen += items.length / 3;
       const { maxCalls } = this.request.limits;
       if (this.callsSeen > maxCalls) {
-        this.stopSlice({ kind: 'limit', limit: 'maxCalls', value: maxCalls, message: `The program made more than maxCalls=${maxCalls} tool calls and was stopped.` });
+        this.stopSlice(limitFailure('maxCalls', maxCalls));
       }
     } else if (kind === 'limit') {
       const { maxLogBytes } = this.request.limits;
-      this.stopSlice({ kind: 'limit', limit: 'maxLogBytes', value: maxLogBytes, message: `The program wrote more than maxLogBytes=${maxLogBytes} bytes of console output and was stopped.` });
+      this.stopSlice(limitFailure('maxLogBytes', maxLogBytes));
     }
   }
 
@@ -171,7 +173,7 @@ class IsolateRun implements StoppableRun {
    * timeout of the CPU budget left. Then handles what the guest sent, and checks that the
    * program can still progress.
    */
-  private slice(args: [op: string, ...data: unknown[]], options?: typeof COPY_ARGUMENTS): void {
+  private slice(args: EntryArgs, options?: typeof COPY_ARGUMENTS): void {
     // Guest code runs only inside slices, so the reading taken after the last one is current.
     const budgetMs = this.request.limits.cpuMs - this.lastCpuNs / 1e6;
     if (budgetMs <= 0) return this.failCpu();
@@ -230,45 +232,36 @@ class IsolateRun implements StoppableRun {
     } else {
       // isolated-vm's own words for a reason it could not read (a throwing getter, a Proxy).
       const reason = message.startsWith('An object was thrown from supplied code within isolated-vm') ? 'a value whose message could not be read' : message;
-      this.onLog(['warn', `Unhandled promise rejection: ${reason.length > 500 ? `${reason.slice(0, 500)}...` : reason}`]);
+      this.onLog('warn', `Unhandled promise rejection: ${reason.length > 500 ? `${reason.slice(0, 500)}...` : reason}`);
     }
   }
 
   private failCpu(): void {
-    const { cpuMs } = this.request.limits;
-    this.finish({ kind: 'limit', limit: 'cpuMs', value: cpuMs, message: `The program used more than cpuMs=${cpuMs} ms of CPU time and was stopped.` });
+    this.finish(limitFailure('cpuMs', this.request.limits.cpuMs));
   }
 
   private failMemory(): void {
-    const { memoryMb } = this.request.limits;
-    this.finish({ kind: 'limit', limit: 'memoryMb', value: memoryMb, message: `The program used more than memoryMb=${memoryMb} MB of memory and was stopped.` });
+    this.finish(limitFailure('memoryMb', this.request.limits.memoryMb));
   }
 
-  private protocolError(what: string): undefined {
+  private protocolError(what: string): void {
     this.finish({ kind: 'crash', message: `The isolate sent a malformed message (${what}); the run was stopped.` });
   }
 
-  private onMessage(kind: unknown, items: unknown): undefined {
-    if (this.settled) {
-      this.late(kind, items);
-      return undefined;
-    }
-    if (typeof kind !== 'string' || !Array.isArray(items)) return this.protocolError('not a kind and a list');
-    switch (kind) {
+  private onMessage(kind: unknown, items: unknown): void {
+    if (this.settled) return this.late(kind, items);
+    const message = readGuestMessage(kind, items);
+    switch (message.kind) {
       case 'calls':
-        this.onCalls(items);
-        return undefined;
+        return this.onCalls(message.items);
       case 'log':
-        this.onLog(items);
-        return undefined;
+        return this.onLog(message.level, message.text);
       case 'limit':
-        this.onLimit(items);
-        return undefined;
+        return this.failLogBytes();
       case 'end':
-        this.onEnd(items);
-        return undefined;
-      default:
-        return this.protocolError(`unknown kind ${JSON.stringify(kind).slice(0, 40)}`);
+        return this.onEnd(message.end);
+      case 'malformed':
+        return this.protocolError(message.problem);
     }
   }
 
@@ -278,20 +271,17 @@ class IsolateRun implements StoppableRun {
     reportDroppedCalls(kind, items, 'run-ended', report);
   }
 
-  private onCalls(items: unknown[]): void {
-    if (items.length % 3 !== 0) return this.protocolError('calls list is not id, name, args triples');
+  private onCalls(items: CallItems): void {
     const { maxArgBytes } = this.request.limits;
-    const relayed: (string | number)[] | undefined = this.relay === undefined ? undefined : [];
+    const relayed: CallItems | undefined = this.relay === undefined ? undefined : [];
     for (let i = 0; i < items.length; i += 3) {
-      const id = items[i];
-      const name = items[i + 1];
-      const argsJson = items[i + 2];
-      if (!isCallId(id) || id <= this.lastId || typeof name !== 'string' || typeof argsJson !== 'string') {
-        return this.protocolError('a call with a bad id, name or arguments');
-      }
+      const id = items[i] as number;
+      const name = items[i + 1] as string;
+      const argsJson = items[i + 2] as string;
+      if (id <= this.lastId) return this.protocolError('a call id that is not larger than the previous one');
       this.lastId = id;
       if (overBytes(argsJson, maxArgBytes)) {
-        this.queueDelivery(id, { ok: false, toolName: name, message: `Arguments of tools.${name} are larger than maxArgBytes=${maxArgBytes} bytes.` });
+        this.queueDelivery(id, { ok: false, toolName: name, message: limitMessage('maxArgBytes', maxArgBytes, { by: 'call', toolName: name }) });
         continue;
       }
       if (relayed !== undefined) {
@@ -338,7 +328,7 @@ class IsolateRun implements StoppableRun {
       return;
     }
     // One outcome (every sequential call) crosses as four primitives: no array to serialize.
-    if (items.length === 4) this.slice(['deliver1', items[0], items[1], items[2], items[3]]);
+    if (items.length === 4) this.slice(['deliver1', items[0] as number, items[1] as 0 | 1, items[2] as string, items[3] as string]);
     else this.slice(['deliver', items], COPY_ARGUMENTS);
   }
 
@@ -346,54 +336,42 @@ class IsolateRun implements StoppableRun {
     if (!this.settled) this.outcomes.push(id, outcome, this.inFlight > 0);
   }
 
-  private onLog(items: unknown[]): void {
-    const [level, text] = items;
-    if (items.length !== 2 || typeof level !== 'string' || !LOG_LEVELS.has(level) || typeof text !== 'string') {
-      return this.protocolError('a log line with a bad level or text');
-    }
+  private onLog(level: LogLevel, text: string): void {
     const { maxLogBytes } = this.request.limits;
     this.logBytes += text.length * 3 > maxLogBytes ? utf8Length(text) : text.length;
     if (this.logBytes > maxLogBytes) return this.failLogBytes();
     try {
-      this.bridge.log(level as 'log', text);
+      this.bridge.log(level, text);
     } catch {
       // the bridge's problem; the run goes on
     }
   }
 
   private failLogBytes(): void {
-    const { maxLogBytes } = this.request.limits;
-    this.finish({ kind: 'limit', limit: 'maxLogBytes', value: maxLogBytes, message: `The program wrote more than maxLogBytes=${maxLogBytes} bytes of console output and was stopped.` });
+    this.finish(limitFailure('maxLogBytes', this.request.limits.maxLogBytes));
   }
 
-  private onLimit(items: unknown[]): void {
-    if (items[0] === 'maxLogBytes') return this.failLogBytes();
-    this.protocolError('an unknown limit');
-  }
-
-  private onEnd(items: unknown[]): void {
-    const [what, a, b, c] = items;
+  private onEnd(end: GuestEnd): void {
     const { limits } = this.request;
-    if (what === 'return' && typeof a === 'string') {
-      if (overBytes(a, limits.maxResultBytes)) return this.failResultBytes();
-      return this.finish(undefined, a);
+    switch (end.what) {
+      case 'return':
+        if (overBytes(end.json, limits.maxResultBytes)) return this.failResultBytes();
+        return this.finish(undefined, end.json);
+      case 'throw': {
+        const message = end.message.length > limits.maxResultBytes * 2 ? `${end.message.slice(0, limits.maxResultBytes)} ... [message cut]` : end.message;
+        return this.finish({ kind: 'thrown', message, ...this.position(end.line, end.column) });
+      }
+      case 'syntax':
+        this.locating = true;
+        void this.locateSyntaxError(end.message);
+        return;
+      case 'limit':
+        return this.failResultBytes();
     }
-    if (what === 'throw' && typeof a === 'string' && typeof b === 'number' && typeof c === 'number') {
-      const message = a.length > limits.maxResultBytes * 2 ? `${a.slice(0, limits.maxResultBytes)} ... [message cut]` : a;
-      return this.finish({ kind: 'thrown', message, ...this.position(b, c) });
-    }
-    if (what === 'syntax' && typeof a === 'string') {
-      this.locating = true;
-      void this.locateSyntaxError(a);
-      return;
-    }
-    if (what === 'limit' && a === 'maxResultBytes') return this.failResultBytes();
-    this.protocolError('an end message of unknown shape');
   }
 
   private failResultBytes(): void {
-    const { maxResultBytes } = this.request.limits;
-    this.finish({ kind: 'limit', limit: 'maxResultBytes', value: maxResultBytes, message: `The returned value is larger than maxResultBytes=${maxResultBytes} bytes as JSON.` });
+    this.finish(limitFailure('maxResultBytes', this.request.limits.maxResultBytes));
   }
 
   private position(line: number, column: number): { line?: number; column?: number } {

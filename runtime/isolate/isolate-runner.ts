@@ -11,6 +11,7 @@
  */
 // The sandbox worker loads this module: import the error base class, not the tools package (zod and all).
 import { PtcError } from '../../tools/errors.js';
+import { LIMIT_NAMES } from '../../bridge/limit-failure.js';
 import type { GuestBridge, ProgramRunner, RunRequest } from '../program-runner.js';
 import { abortMessage, reportDroppedCalls, type StoppableRun } from '../run-checks.js';
 import { DisposalQueue } from './disposal-queue.js';
@@ -71,8 +72,6 @@ export class RunRequestError extends PtcError {
   }
 }
 
-const LIMIT_FIELDS = ['memoryMb', 'cpuMs', 'wallMs', 'maxCalls', 'maxInFlight', 'maxOutputBytes', 'maxLogBytes', 'maxArgBytes', 'maxArgDepth', 'maxArgNodes', 'maxResultBytes', 'rssMb'] as const;
-
 /** Checks the shape of a request (it comes from the host, but a wrong one must fail clearly). */
 export function validateRunRequest(request: RunRequest): void {
   if (request === null || typeof request !== 'object') throw new RunRequestError('request', 'is not an object');
@@ -84,7 +83,7 @@ export function validateRunRequest(request: RunRequest): void {
   if (request.lineOffset !== undefined && !Number.isSafeInteger(request.lineOffset)) throw new RunRequestError('lineOffset', 'is not an integer');
   const limits = request.limits as unknown as Record<string, unknown> | undefined;
   if (limits === null || typeof limits !== 'object') throw new RunRequestError('limits', 'is not an object');
-  for (const field of LIMIT_FIELDS) {
+  for (const field of LIMIT_NAMES) {
     const value = limits[field];
     if (typeof value !== 'number' || !(value > 0)) throw new RunRequestError(`limits.${field}`, `must be a positive number (got ${String(value)})`);
   }

@@ -7,7 +7,7 @@
  */
 import { createRequire } from 'node:module';
 import type * as IvmTypes from 'isolated-vm';
-import { BOOTSTRAP_URL } from './guest/protocol.js';
+import { BOOTSTRAP_URL, type EntryArgs, type EntryResult } from './guest/protocol.js';
 import { bootstrapScript } from './guest-source.js';
 
 type Ivm = typeof IvmTypes;
@@ -22,7 +22,7 @@ export function loadIsolatedVm(): Ivm {
   return ivmModule;
 }
 
-/** Receives one guest message: a kind and a list of strings and numbers (unchecked). */
+/** Receives one guest message: a kind and a list of strings and numbers (unchecked: see guest-message.ts). */
 export type GuestMessageReceiver = (kind: unknown, items: unknown) => void;
 
 /** An isolate with its context and bootstrap, waiting for its one run. */
@@ -30,7 +30,7 @@ export interface PreparedIsolate {
   readonly isolate: IvmTypes.Isolate;
   readonly context: IvmTypes.Context;
   /** The guest's `entry(op, ...data)` function (guest/program.js; arguments in guest/protocol.ts EntryArgs). */
-  readonly entry: IvmTypes.Reference<(op: string, ...data: unknown[]) => number>;
+  readonly entry: Entry;
   readonly memoryMb: number;
   /** The run that owns this isolate; messages go here. */
   receiver: GuestMessageReceiver | undefined;
@@ -103,7 +103,8 @@ export async function prepareIsolate(options: PrepareOptions): Promise<PreparedI
  */
 let bootstrapCache: IvmTypes.ExternalCopy<ArrayBuffer> | undefined;
 
-type Entry = IvmTypes.Reference<(op: string, ...data: unknown[]) => number>;
+/** The guest's `entry` (guest/protocol.ts EntryArgs -> EntryResult). */
+type Entry = IvmTypes.Reference<(...args: EntryArgs) => EntryResult>;
 
 /** Compiles the bootstrap (from the cache when there is one) and runs it with `dispatch`. */
 async function runBootstrap(isolate: IvmTypes.Isolate, context: IvmTypes.Context, dispatch: IvmTypes.Reference, blocking: boolean): Promise<Entry> {

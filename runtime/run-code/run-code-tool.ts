@@ -10,7 +10,7 @@
  * or, failing that, the last host that ran the tool.
  */
 import { MAX_CHECKED_PROGRAM_CHARS, normalizeProgram, type CodeDiagnostic, type GeneratedToolTypes } from '../../codegen/index.js';
-import { openRunBridge } from '../../bridge/index.js';
+import { limitText, openRunBridge } from '../../bridge/index.js';
 import { defineTool, ON_REGISTER, type JsonValue, type Tool, type ToolExecContext, type ToolHost } from '../../tools/index.js';
 import type { ProgramRunner, RunLimits, RunOutcome } from '../program-runner.js';
 import { listCalls, type CallCounts, type RunCodeCall } from './call-list.js';
@@ -203,7 +203,7 @@ export function createRunCodeTool(options: RunCodeOptions = {}): RunCodeTool {
       const checked = await typecheckThread(typecheckLimits.memoryMb).check(code, types, typecheckLimits.timeMs);
       typecheckMs = performance.now() - t0;
       if (!checked.ok) {
-        const over = checked.limit === undefined ? '' : ` (typecheckLimits.${checked.limit}=${typecheckLimits[checked.limit]})`;
+        const over = checked.limit === undefined ? '' : ` (${limitText(`typecheckLimits.${checked.limit}`, typecheckLimits[checked.limit])})`;
         const message = `The type check ${checked.reason}${over}${checked.limit === undefined ? '' : ': the program\'s types are too complex to check; simplify them'}.`;
         if (typecheck === 'reject') return { rejected: 'The program was not run: its type check could not be completed.', diagnostics: [{ line: 1, column: 1, message }] };
         diagnostics = [{ line: 1, column: 1, message: `${message} The program ran unchecked.` }];

@@ -4,7 +4,7 @@
  * message the model reads: what happened, the line in its own code, the limit and its value,
  * then a short summary of calls and the last logs, all clipped.
  */
-import { RunLimitError, type RunAbortedError, type RunEnd, type RunReport } from '../../bridge/index.js';
+import { limitMessage, limitText, RunLimitError, type LimitName, type RunAbortedError, type RunEnd, type RunReport } from '../../bridge/index.js';
 import type { RunLimits, RunOutcome } from '../program-runner.js';
 import type { RunCodeCall } from './call-list.js';
 import { RunCodeError } from './errors.js';
@@ -14,7 +14,7 @@ const MAX_ERROR_CHARS = 4_000;
 /** Why a run failed, with what the model needs to know. */
 export type Failure =
   | { kind: 'thrown'; message: string; line?: number; column?: number }
-  | { kind: 'limit'; limit: string; value: number; message: string }
+  | { kind: 'limit'; limit: LimitName; value: number; message: string }
   | { kind: 'crash'; message: string }
   | { kind: 'aborted'; message: string };
 
@@ -34,7 +34,7 @@ export function failureOf(outcome: RunOutcome, stop: RunLimitError | RunAbortedE
   }
   const bytes = Buffer.byteLength(outcome.resultJson, 'utf8');
   if (bytes > limits.maxResultBytes) {
-    return { kind: 'limit', limit: 'maxResultBytes', value: limits.maxResultBytes, message: `The program returned ${bytes} bytes of JSON.` };
+    return { kind: 'limit', limit: 'maxResultBytes', value: limits.maxResultBytes, message: limitMessage('maxResultBytes', limits.maxResultBytes, { by: 'program', measured: `${bytes} bytes` }) };
   }
   return undefined;
 }
@@ -54,7 +54,7 @@ export function programError(failure: Failure, modelLine: (l: number | undefined
     // Only the line maps back (esbuild reprints the code, so columns are of the output).
     details = line !== undefined ? { line } : {};
   } else if (failure.kind === 'limit') {
-    head = `The run was stopped by the limit ${failure.limit}=${failure.value}: ${clip(failure.message, MAX_ERROR_CHARS)}`;
+    head = `The run was stopped by the limit ${limitText(failure.limit, failure.value)}: ${clip(failure.message, MAX_ERROR_CHARS)}`;
     details = { limit: failure.limit, value: failure.value };
   } else if (failure.kind === 'crash') head = `The sandbox running the program failed: ${clip(failure.message, MAX_ERROR_CHARS)}`;
   else head = failure.message.startsWith('The run was aborted') ? clip(failure.message, MAX_ERROR_CHARS) : `The run was aborted: ${clip(failure.message, MAX_ERROR_CHARS)}`;

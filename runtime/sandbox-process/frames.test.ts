@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { encodeFrame, FrameError, FrameReader } from './frames.js';
+import type { RunLimits } from '../program-runner.js';
+import type { WireMessage } from './wire.js';
 
 /** Messages read from `bytes` (fed in pieces of `step` bytes). */
 function read(bytes: Buffer, step = bytes.length, maxBytes = 1 << 30): Record<string, unknown>[] {
@@ -25,10 +27,10 @@ describe('frames', () => {
   const big = JSON.stringify(Array.from({ length: 400 }, (_, i) => ({ id: i, text: 'quote " and é and \\u2028 \u2028', n: i / 3 })));
 
   it('carries long JSON texts raw and gives back the same message, in any chunking', () => {
-    const messages = [
+    const messages: WireMessage[] = [
       { t: 'results', runId: 1, items: [1, 1, big, '', 2, 0, 'tool', 'short message'] },
       { t: 'done', runId: 1, outcome: { ok: true, resultJson: big, cpuMs: 1, wallMs: 2 } },
-      { t: 'run', runId: 2, request: { js: `return ${big};`, toolNames: ['a'], limits: {} } },
+      { t: 'run', runId: 2, request: { js: `return ${big};`, toolNames: ['a'], limits: {} as RunLimits } },
       { t: 'calls', runId: 2, items: [3, 'echo', '{"n":1}'] },
     ];
     const bytes = Buffer.concat(messages.map(encodeFrame));
@@ -55,7 +57,7 @@ describe('frames', () => {
   });
 
   it('refuses a frame over the cap before reading it, and a body that is not a JSON object', () => {
-    expect(() => read(encodeFrame({ t: 'calls', items: ['x'.repeat(5000)] }), 1 << 20, 1000)).toThrow(/over the frame cap of 1000 bytes/);
+    expect(() => read(encodeFrame({ t: 'calls', runId: 1, items: [1, 'x', 'x'.repeat(5000)] }), 1 << 20, 1000)).toThrow(/over the frame cap of 1000 bytes/);
     const text = (s: string) => {
       const b = Buffer.from(s);
       const h = Buffer.alloc(4);

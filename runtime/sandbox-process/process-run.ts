@@ -3,7 +3,8 @@
  * their outcomes back, and supervises the process while the run lasts.
  *
  * Trust: the sandbox process is assumed compromised. Every message is checked before anything
- * reaches the bridge: it must be for this run (anything for another run, or after this run
+ * reaches the bridge: its shape by readWorkerMessage (wire.ts; a malformed frame kills the
+ * process), then what it means here: it must be for this run (anything for another run, or after this run
  * ended, is dropped and reported as a late call), calls must name a tool the program can see,
  * with unique ids and arguments within `maxArgBytes`; logs count against `maxLogBytes`; the final
  * outcome is rebuilt field by field (a limit's value is the host's, not the child's). A
@@ -15,15 +16,15 @@
  * limit, died or misbehaved is never reused.
  */
 import { subscribeAbort } from '../../tools/index.js';
-import type { GuestBridge, GuestCallOutcome, RunFailure, RunLimits, RunOutcome, RunRequest } from '../program-runner.js';
+import { limitFailure, limitText } from '../../bridge/limit-failure.js';
+import type { GuestBridge, GuestCallOutcome, RunFailure, RunOutcome, RunRequest } from '../program-runner.js';
+import type { CallItems, LogLevel } from '../isolate/guest/protocol.js';
 import type { LateCallAwareBridge, LateCallEvent } from '../isolate/index.js';
 import { OutcomeQueue } from '../outcome-queue.js';
 import { abortMessage, overBytes, reportDroppedCalls, utf8Length, type StoppableRun } from '../run-checks.js';
 import { describeExit, type SandboxExit, type SandboxProcess } from './sandbox-process.js';
+import type { WireOutcome, WorkerToHost } from './wire.js';
 
-const LOG_LEVELS = new Set(['log', 'info', 'warn', 'error', 'debug']);
-const FAILURE_KINDS = new Set(['thrown', 'limit', 'crash', 'aborted']);
-const LIMIT_NAMES = new Set<keyof RunLimits>(['memoryMb', 'cpuMs', 'wallMs', 'maxCalls', 'maxInFlight', 'maxOutputBytes', 'maxLogBytes', 'maxArgBytes', 'maxArgDepth', 'maxArgNodes', 'maxResultBytes', 'rssMb']);
 const MAX_MESSAGE_CHARS = 16 * 1024;
 const OOM_PATTERN = /is_heap_oom = 1|heap out of memory|out-of-memory|Allocation failed|CALL_AND_RETRY_LAST|OOM/i;
 
@@ -130,13 +131,13 @@ class ProcessRun implements StoppableRun {
     const { limits } = this.request;
     const rss = this.process.rssMb();
     if (rss !== undefined && rss > limits.rssMb) {
-      this.settle({ kind: 'limit', limit: 'rssMb', value: limits.rssMb, message: `The sandbox process used more than rssMb=${limits.rssMb} MB of memory (${Math.round(rss)} MB) and was killed.` });
-      return this.kill(`resident memory ${Math.round(rss)} MB over rssMb=${limits.rssMb}`);
+      this.settle(limitFailure('rssMb', limits.rssMb, { by: 'process-killed', measured: `${Math.round(rss)} MB` }));
+      return this.kill(`resident memory ${Math.round(rss)} MB over ${limitText('rssMb', limits.rssMb)}`);
     }
     const cpu = this.process.cpuMs();
     if (cpu !== undefined && cpu - this.baseCpuMs > cpuBackstopMs(limits.cpuMs, Math.min(this.callsReceived, limits.maxCalls))) {
-      this.settle({ kind: 'limit', limit: 'cpuMs', value: limits.cpuMs, message: `The program used more than cpuMs=${limits.cpuMs} ms of CPU time and its sandbox process was killed.` });
-      this.kill(`CPU time over cpuMs=${limits.cpuMs}`);
+      this.settle(limitFailure('cpuMs', limits.cpuMs, { by: 'process-killed' }));
+      this.kill(`CPU time over ${limitText('cpuMs', limits.cpuMs)}`);
     }
   }
 
@@ -149,7 +150,7 @@ class ProcessRun implements StoppableRun {
     if (!this.settled) {
       const { memoryMb } = this.request.limits;
       if (exit.killedFor === undefined && OOM_PATTERN.test(exit.stderrTail)) {
-        this.settle({ kind: 'limit', limit: 'memoryMb', value: memoryMb, message: `The program ran out of memory (memoryMb=${memoryMb} MB); its sandbox process aborted (${describeExit(exit)}) and was replaced.` });
+        this.settle(limitFailure('memoryMb', memoryMb, { by: 'process-died', exit: describeExit(exit) }));
       } else {
         this.settle({ kind: 'crash', message: `The sandbox process ${exit.killedFor ? `was killed: ${exit.killedFor}` : `died (${describeExit(exit)})`}; it was replaced.` });
       }
@@ -162,20 +163,22 @@ class ProcessRun implements StoppableRun {
     this.kill(`it sent a malformed message (${what})`);
   }
 
-  private late(message: Record<string, unknown>, reason: LateCallEvent['reason']): void {
+  private late(message: WorkerToHost, reason: LateCallEvent['reason']): void {
     const lateBridge = this.bridge as LateCallAwareBridge;
     const report = reason === 'run-ended' && typeof lateBridge.onLateCall === 'function' ? (event: LateCallEvent) => lateBridge.onLateCall!(event) : this.options.onLateCall;
-    reportDroppedCalls(message.t, message.items, reason, report);
+    if (message.t === 'calls') reportDroppedCalls(message.t, message.items, reason, report);
   }
 
-  private onMessage(message: Record<string, unknown>): void {
+  private onMessage(message: WorkerToHost): void {
+    const runId = message.t === 'ready' ? undefined : message.runId;
     if (this.finished) {
       // The run is over (the process is idle or being killed): nothing may arrive now.
-      this.late(message, message.runId === this.options.runId ? 'run-ended' : 'not-assigned');
+      this.late(message, runId === this.options.runId ? 'run-ended' : 'not-assigned');
       this.process.kill('it sent a message after its run ended');
       return;
     }
-    if (message.runId !== this.options.runId) return this.late(message, 'not-assigned');
+    if (message.t === 'ready') return this.hostile('a second "ready"');
+    if (runId !== this.options.runId) return this.late(message, 'not-assigned');
     if (this.settled && message.t !== 'done') return this.late(message, 'run-ended');
     switch (message.t) {
       case 'calls':
@@ -184,19 +187,19 @@ class ProcessRun implements StoppableRun {
         return this.onLog(message.level, message.text);
       case 'done':
         return this.onDone(message.outcome);
-      default:
-        return this.hostile('unknown message type');
     }
   }
 
-  private onCalls(items: unknown): void {
-    if (!Array.isArray(items) || items.length === 0 || items.length % 3 !== 0) return this.hostile('calls are not id, name, arguments triples');
+  /** Calls of the right shape (wire.ts); here: ids that only grow, visible tools, `maxArgBytes`. */
+  private onCalls(items: CallItems): void {
     const { maxArgBytes } = this.request.limits;
     for (let i = 0; i < items.length; i += 3) {
-      const [id, name, argsJson] = [items[i], items[i + 1], items[i + 2]];
-      if (typeof id !== 'number' || !Number.isSafeInteger(id) || id <= this.lastId) return this.hostile('a call id is not larger than the previous one');
-      if (typeof name !== 'string' || !this.toolNames.has(name)) return this.hostile('a call names a tool the program cannot see');
-      if (typeof argsJson !== 'string' || overBytes(argsJson, maxArgBytes)) return this.hostile(`call arguments are not text within maxArgBytes=${maxArgBytes}`);
+      const id = items[i] as number;
+      const name = items[i + 1] as string;
+      const argsJson = items[i + 2] as string;
+      if (!Number.isSafeInteger(id) || id <= this.lastId) return this.hostile('a call id is not larger than the previous one');
+      if (!this.toolNames.has(name)) return this.hostile('a call names a tool the program cannot see');
+      if (overBytes(argsJson, maxArgBytes)) return this.hostile(`call arguments are not text within ${limitText('maxArgBytes', maxArgBytes)}`);
       this.lastId = id;
       this.callsReceived++;
     }
@@ -222,24 +225,23 @@ class ProcessRun implements StoppableRun {
     if (!this.settled) this.results.push(id, outcome, this.inFlight > 0);
   }
 
-  private onLog(level: unknown, text: unknown): void {
-    if (typeof level !== 'string' || !LOG_LEVELS.has(level) || typeof text !== 'string') return this.hostile('a log line with a bad level or text');
+  private onLog(level: LogLevel, text: string): void {
     const { maxLogBytes } = this.request.limits;
     this.logBytes += text.length > maxLogBytes ? text.length : utf8Length(text);
     if (this.logBytes > maxLogBytes) {
-      this.settle({ kind: 'limit', limit: 'maxLogBytes', value: maxLogBytes, message: `The program wrote more than maxLogBytes=${maxLogBytes} bytes of console output and was stopped.` });
+      this.settle(limitFailure('maxLogBytes', maxLogBytes));
       return this.kill('console output over maxLogBytes');
     }
     try {
-      this.bridge.log(level as 'log', text);
+      this.bridge.log(level, text);
     } catch {
       // the bridge's problem
     }
   }
 
-  private onDone(raw: unknown): void {
+  private onDone(reported: WireOutcome): void {
     if (this.grace !== undefined) clearTimeout(this.grace);
-    const outcome = this.checkOutcome(raw);
+    const outcome = this.checkOutcome(reported);
     if (outcome === undefined) return this.hostile('the run outcome has an unknown shape');
     const { cpuMs } = outcome;
     if (outcome.ok) this.settle(undefined, outcome.resultJson, cpuMs);
@@ -250,16 +252,16 @@ class ProcessRun implements StoppableRun {
     else this.kill(`its run ended with ${outcome.ok ? 'a result' : outcome.failure.kind}`);
   }
 
-  private checkOutcome(raw: unknown): { ok: true; resultJson: string; cpuMs: number } | { ok: false; failure: RunFailure; cpuMs: number } | undefined {
-    if (raw === null || typeof raw !== 'object') return undefined;
-    const o = raw as Record<string, unknown>;
-    const cpuMs = typeof o.cpuMs === 'number' && Number.isFinite(o.cpuMs) && o.cpuMs >= 0 ? o.cpuMs : 0;
+  /**
+   * The outcome as the host reports it: a result within `maxResultBytes` that parses as JSON, a
+   * message cut to a bounded length, and for a limit the host's own value of it. Undefined for a
+   * result that is not JSON.
+   */
+  private checkOutcome(o: WireOutcome): { ok: true; resultJson: string; cpuMs: number } | { ok: false; failure: RunFailure; cpuMs: number } | undefined {
+    const { cpuMs } = o;
     const { limits } = this.request;
-    if (o.ok === true) {
-      if (typeof o.resultJson !== 'string') return undefined;
-      if (overBytes(o.resultJson, limits.maxResultBytes)) {
-        return { ok: false, failure: { kind: 'limit', limit: 'maxResultBytes', value: limits.maxResultBytes, message: `The returned value is larger than maxResultBytes=${limits.maxResultBytes} bytes as JSON.` }, cpuMs };
-      }
+    if (o.ok) {
+      if (overBytes(o.resultJson, limits.maxResultBytes)) return { ok: false, failure: limitFailure('maxResultBytes', limits.maxResultBytes), cpuMs };
       try {
         JSON.parse(o.resultJson);
       } catch {
@@ -267,23 +269,10 @@ class ProcessRun implements StoppableRun {
       }
       return { ok: true, resultJson: o.resultJson, cpuMs };
     }
-    const f = o.failure as Record<string, unknown> | null;
-    if (o.ok !== false || f === null || typeof f !== 'object' || typeof f.kind !== 'string' || !FAILURE_KINDS.has(f.kind) || typeof f.message !== 'string') return undefined;
+    const f = o.failure;
     const message = f.message.length > MAX_MESSAGE_CHARS ? `${f.message.slice(0, MAX_MESSAGE_CHARS)} ... [message cut]` : f.message;
-    switch (f.kind) {
-      case 'thrown': {
-        const line = typeof f.line === 'number' && Number.isSafeInteger(f.line) && f.line > 0 ? f.line : undefined;
-        const column = typeof f.column === 'number' && Number.isSafeInteger(f.column) && f.column > 0 ? f.column : undefined;
-        return { ok: false, failure: { kind: 'thrown', message, ...(line !== undefined ? { line } : {}), ...(line !== undefined && column !== undefined ? { column } : {}) }, cpuMs };
-      }
-      case 'limit': {
-        if (typeof f.limit !== 'string' || !LIMIT_NAMES.has(f.limit as keyof RunLimits)) return undefined;
-        const limit = f.limit as keyof RunLimits;
-        return { ok: false, failure: { kind: 'limit', limit, value: limits[limit], message }, cpuMs };
-      }
-      default:
-        return { ok: false, failure: { kind: f.kind as 'crash' | 'aborted', message }, cpuMs };
-    }
+    if (f.kind === 'limit') return { ok: false, failure: { kind: 'limit', limit: f.limit, value: limits[f.limit], message }, cpuMs };
+    return { ok: false, failure: { ...f, message }, cpuMs };
   }
 
   private settle(failure: RunFailure | undefined, resultJson?: string, cpuMs?: number): void {

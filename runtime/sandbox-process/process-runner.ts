@@ -11,6 +11,7 @@
 import type { GuestBridge, ProgramRunner, RunRequest } from '../program-runner.js';
 import { RunRequestError, validateRunRequest, type LateCallEvent } from '../isolate/index.js';
 import { abortMessage, type StoppableRun } from '../run-checks.js';
+import { limitFailure } from '../../bridge/limit-failure.js';
 import { ProcessPool, type ProcessEvent } from './process-pool.js';
 import { executeProcessRun, type ProcessRunOutcome } from './process-run.js';
 
@@ -103,8 +104,7 @@ export function createProcessRunner(options: ProcessRunnerOptions = {}): Process
         const wallMs = performance.now() - startedAt;
         if (signal.aborted || closed) return { ok: false, failure: { kind: 'aborted', message: 'The run was aborted while waiting for a sandbox process.' }, cpuMs: 0, wallMs, pid: undefined };
         if (gaveUp.signal.aborted) {
-          const message = `No sandbox process became free within wallMs=${waitLimitMs} ms (all ${maxProcesses} were running other programs); this program did not run.`;
-          return { ok: false, failure: { kind: 'limit', limit: 'wallMs', value: waitLimitMs, message }, cpuMs: 0, wallMs, pid: undefined };
+          return { ok: false, failure: limitFailure('wallMs', waitLimitMs, { by: 'queue', processes: maxProcesses }), cpuMs: 0, wallMs, pid: undefined };
         }
         return { ok: false, failure: { kind: 'crash', message: `No sandbox process could be started: ${err instanceof Error ? err.message : String(err)}` }, cpuMs: 0, wallMs, pid: undefined };
       } finally {

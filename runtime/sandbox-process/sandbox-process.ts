@@ -9,6 +9,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import type { Readable, Writable } from 'node:stream';
 import { encodeFrame, FrameError, FrameReader } from './frames.js';
+import { readWorkerMessage, WireProtocolError, type HostToWorker, type WorkerToHost } from './wire.js';
 
 /** How a sandbox process ended. */
 export interface SandboxExit {
@@ -35,8 +36,8 @@ const CLOCK_TICK_MS = 10;
 
 /** A child process running the sandbox worker. */
 export class SandboxProcess {
-  /** Receives each message from the child (set by the run that owns the process). */
-  onMessage: ((message: Record<string, unknown>) => void) | undefined;
+  /** Receives each message from the child, checked (set by the run that owns the process). */
+  onMessage: ((message: WorkerToHost) => void) | undefined;
   /** Called once when the process has exited or been killed (the pool's hook). */
   onExit: ((exit: SandboxExit) => void) | undefined;
   /** Called once when the process has exited, before `onExit` (the current run's hook). */
@@ -60,14 +61,14 @@ export class SandboxProcess {
     });
     const reader = new FrameReader(
       () => this.frameCap,
-      (message) => this.onMessage?.(message),
+      (message) => this.onMessage?.(readWorkerMessage(message)),
     );
     stdio[4].on('data', (chunk: Buffer) => {
       if (this.exited !== undefined || this.killedFor !== undefined) return;
       try {
         reader.push(chunk);
       } catch (err) {
-        this.kill(`it sent a malformed message (${err instanceof FrameError ? err.message : String(err)})`);
+        this.kill(`it sent a malformed message (${err instanceof FrameError || WireProtocolError.isInstance(err) ? err.message : String(err)})`);
       }
     });
     stdio[4].on('error', () => undefined);
@@ -144,7 +145,7 @@ export class SandboxProcess {
   }
 
   /** Sends one message (dropped if the process is gone). */
-  send(message: Record<string, unknown>): void {
+  send(message: HostToWorker): void {
     if (this.dead) return;
     this.input.write(encodeFrame(message));
   }

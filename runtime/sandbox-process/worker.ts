@@ -8,11 +8,11 @@
 import { readSync, writeSync } from 'node:fs';
 import net from 'node:net';
 import { availableParallelism } from 'node:os';
-import type { RunRequest } from '../program-runner.js';
 import type { OutcomeBatch } from '../outcome-queue.js';
 import { createIsolateRunner, type RelayBridge } from '../isolate/index.js';
 import { encodeFrame, FrameReader } from './frames.js';
 import { ReplyWait } from './reply-wait.js';
+import { readHostMessage, type HostToWorker, type WorkerToHost } from './wire.js';
 
 /** Calls are sent in batches of at most this many bytes of arguments. */
 const CALL_BATCH_BYTES = 1 << 20;
@@ -58,7 +58,7 @@ let dispatching = false;
 let pollsThisTurn = 0;
 const MAX_POLLS_PER_TURN = 64;
 
-function send(message: Record<string, unknown>): void {
+function send(message: WorkerToHost): void {
   const frame = encodeFrame(message);
   // Straight to the pipe when nothing is queued before it (the stream's write costs ~5 µs more);
   // what the pipe does not take now goes through the stream, in order.
@@ -162,12 +162,10 @@ function bridgeFor(run: CurrentRun): RelayBridge {
   };
 }
 
-function startRun(message: Record<string, unknown>): void {
-  const runId = message.runId as number;
+function startRun({ runId, request }: Extract<HostToWorker, { t: 'run' }>): void {
   if (current !== undefined) return;
   const run: CurrentRun = { runId, controller: new AbortController(), deliver: undefined, queue: [], queueBytes: 0, flushScheduled: false };
   current = run;
-  const request = message.request as RunRequest;
   runner
     .run(request, bridgeFor(run), run.controller.signal)
     .then(
@@ -181,15 +179,18 @@ function startRun(message: Record<string, unknown>): void {
     });
 }
 
-function deliver(message: Record<string, unknown>): void {
+function deliver({ runId, items }: Extract<HostToWorker, { t: 'results' }>): void {
   const run = current;
-  if (run === undefined || message.runId !== run.runId || !Array.isArray(message.items)) return;
-  run.deliver?.(message.items as OutcomeBatch);
+  if (run === undefined || runId !== run.runId) return;
+  run.deliver?.(items);
 }
 
+// The host is trusted, but a frame that is not one of its messages is a bug: readHostMessage
+// throws, and this process ends with the reason on stderr (the host reports its exit).
 const reader = new FrameReader(
   () => 0x7fffffff,
-  (message) => {
+  (raw) => {
+    const message = readHostMessage(raw);
     switch (message.t) {
       case 'run':
         return startRun(message);

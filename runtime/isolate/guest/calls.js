@@ -83,7 +83,7 @@ const makeTool = (/** @param {string} name @param {StaticSite | undefined} stati
       json = toJsonText(args, 'args', /** @type {RunCaps} */ (caps).argCaps);
     } catch (e) {
       const detail = e instanceof Refusal
-        ? e.path + ' ' + e.problem + (e.limit ? ' (' + e.limit + '=' + e.value + ')' : '')
+        ? e.path + ' ' + e.problem + (e.limit ? ' (' + limitText(e.limit, e.value) + ')' : '')
         : shortMessage(e);
       const refusal = new ToolCallError(name, 'Arguments of tools.' + name + ' cannot be sent: ' + detail + '. Only JSON data crosses (objects, arrays, strings, finite numbers, booleans, null).');
       ReflectApply(WeakMapSet, callSites, [refusal, site]);

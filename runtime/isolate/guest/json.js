@@ -20,6 +20,11 @@ class Refusal {
   /** @param {string} path @param {string} problem @param {string} [limit] @param {number} [value] */
   constructor(path, problem, limit, value) { this.path = path; this.problem = problem; this.limit = limit; this.value = value; }
 }
+/**
+ * `limit=value`, as every limit message names it (the host's are built by bridge/limit-failure.ts).
+ * @param {string} limit @param {number | undefined} value @returns {string}
+ */
+function limitText(limit, value) { return limit + '=' + value; }
 const IDENT = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 /** @param {string} path @param {string | number} key @returns {string} */
 function childPath(path, key) {

@@ -50,7 +50,7 @@ function describeThrown(e) {
     }
   }
   if (message.length > runCaps.maxResultBytes) {
-    message = ReflectApply(StringSlice, message, [0, runCaps.maxResultBytes]) + ' ... [message cut at maxResultBytes=' + runCaps.maxResultBytes + ']';
+    message = ReflectApply(StringSlice, message, [0, runCaps.maxResultBytes]) + ' ... [message cut at ' + limitText('maxResultBytes', runCaps.maxResultBytes) + ']';
   }
   let where = typeof e === 'object' && e !== null ? locate(e) : [-1, -1];
   if (where[0] === -1 && typeof e === 'object' && e !== null) {
@@ -67,7 +67,7 @@ const onReturn = (/** @param {unknown} value */ function onReturn(value) {
     json = toJsonText(value, 'result', /** @type {RunCaps} */ (caps).resultCaps);
   } catch (e) {
     if (e instanceof Refusal && e.limit === 'maxResultBytes') {
-      send('end', ['limit', 'maxResultBytes', /** @type {number} */ (e.value), 'The returned value is larger than maxResultBytes=' + e.value + ' bytes as JSON (at ' + e.path + ').']);
+      send('end', ['limit', 'maxResultBytes', /** @type {number} */ (e.value), 'The returned value is larger than ' + limitText('maxResultBytes', e.value) + ' bytes as JSON (at ' + e.path + ').']);
       return;
     }
     const detail = e instanceof Refusal ? e.path + ' ' + e.problem : shortMessage(e);

@@ -38,6 +38,9 @@ export class ChildCalls {
   private readonly entries: Entry[] = [];
   private readonly byId = new Map<string, Entry>();
   private revoked = false;
+  private open = 0;
+  /** Resolves the promise of {@link allSettled} once nothing is open. */
+  private onAllSettled: (() => void) | undefined;
 
   constructor(private readonly now: () => number) {}
 
@@ -46,6 +49,7 @@ export class ChildCalls {
     const entry: Entry = { id, tool, startedAt: this.now(), phase: 'queued', status: 'pending', ms: 0, settlement: 'completed', late: false };
     this.entries.push(entry);
     this.byId.set(id, entry);
+    this.open++;
   }
 
   /** Records a call the bridge refused itself. */
@@ -65,6 +69,10 @@ export class ChildCalls {
     if (!e || e.phase === 'settled') return;
     const wasRunning = e.phase === 'running';
     e.phase = 'settled';
+    if (--this.open === 0 && this.onAllSettled !== undefined) {
+      this.onAllSettled();
+      this.onAllSettled = undefined;
+    }
     e.status = status;
     e.ms = this.now() - e.startedAt;
     if (!this.revoked) return;
@@ -82,9 +90,19 @@ export class ChildCalls {
 
   /** Calls still queued or running. */
   get unsettled(): number {
-    let n = 0;
-    for (const e of this.entries) if (e.phase !== 'settled') n++;
-    return n;
+    return this.open;
+  }
+
+  /** Resolves once no call is queued or running (at once when none is). */
+  allSettled(): Promise<void> {
+    if (this.open === 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      const before = this.onAllSettled;
+      this.onAllSettled = () => {
+        before?.();
+        resolve();
+      };
+    });
   }
 
   get count(): number {

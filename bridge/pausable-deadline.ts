@@ -1,8 +1,6 @@
 /**
- * The run's wall-clock budget, enforced on the host. It runs only while no child call waits for
- * a person: approval has its own timeout, and a program that awaits an approval is not using its
- * wall time. The isolate's own timeout cannot do this (it does not even cover code after an
- * `await`), so the host deadline is what bounds a run.
+ * A wall-clock budget that can be paused, on an injectable clock. The run's clock (run-clock.ts)
+ * pauses it while a child waits for a person or the runner waits for room.
  */
 
 /** Timer functions, injectable for tests. */
@@ -12,7 +10,8 @@ export interface DeadlineClock {
   clearTimeout(handle: unknown): void;
 }
 
-const realClock: DeadlineClock = {
+/** `performance.now` and the real timers. */
+export const realClock: DeadlineClock = {
   now: () => performance.now(),
   setTimeout: (fn, ms) => setTimeout(fn, ms),
   clearTimeout: (h) => clearTimeout(h as ReturnType<typeof setTimeout>),

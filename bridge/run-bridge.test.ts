@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createToolHost, decision, defineTool, type ApprovalChannel, type ToolEvent, type ToolExecution } from '../tools/index.js';
 import { openRunBridge, type BridgeLimits, type RunBridgeOptions } from './index.js';
 import { RunLimitError } from './errors.js';
+import { manualClock } from './test-support.js';
 
 const LIMITS: BridgeLimits = { wallMs: 30_000, maxCalls: 100, maxInFlight: 4, maxLogBytes: 10_000, maxArgBytes: 1_000, maxArgDepth: 8, maxArgNodes: 100 };
 
@@ -168,26 +169,60 @@ describe('when policy acts on a child call', () => {
     expect(await bridge.guest.call('fail', '{}')).toMatchObject({ ok: false, toolName: 'fail', message: expect.stringContaining('disk on fire') });
   });
 
-  it('pauses the wall clock while a child waits for approval', async () => {
+  it('pauses the wall clock while a child waits for approval, and counts the wait', async () => {
+    const clock = manualClock();
+    let asked!: () => void;
+    const askedYet = new Promise<void>((r) => (asked = r));
     let release!: () => void;
-    const approval: ApprovalChannel = { request: () => new Promise((r) => (release = () => r('allow-once'))) };
-    const { bridge, host } = setup({ approval, limits: { wallMs: 40 } });
+    const approval: ApprovalChannel = {
+      request: () =>
+        new Promise((r) => {
+          release = () => r('allow-once');
+          asked();
+        }),
+    };
+    const { bridge, host } = setup({ approval, limits: { wallMs: 40 }, bridge: { clock } });
     host.hooks.preExecute(() => decision.ask('check with a person'));
+    clock.advance(10);
     const pending = bridge.guest.call('echo', '{"text":"a"}');
-    await new Promise((r) => setTimeout(r, 150));
+    await askedYet;
+    clock.advance(1_000);
     expect(bridge.signal.aborted).toBe(false);
     release();
     expect(await pending).toEqual({ ok: true, json: '{"echoed":"a"}' });
-    const report = await bridge.close({ outcome: 'ok' });
-    expect(report.approvalWaitMs).toBeGreaterThan(0);
+    // 10 ms were used before the wait: 30 are left after it.
+    clock.advance(29);
+    expect(bridge.signal.aborted).toBe(false);
+    clock.advance(1);
+    expect(bridge.stopReason).toMatchObject({ limit: 'wallMs', value: 40 });
+    const report = await bridge.close({ outcome: 'limit', limit: { name: 'wallMs', value: 40 } });
+    expect(report.approvalWaitMs).toBe(1_000);
+    expect(report.calls.map((c) => [c.status, c.ms])).toEqual([['ok', 1_000]]);
   });
 
-  it('ends the run when the wall clock runs out outside approval waits', async () => {
-    const { bridge } = setup({ limits: { wallMs: 20 } });
-    await new Promise((r) => setTimeout(r, 80));
+  it('ends the run when the wall clock runs out outside approval waits', () => {
+    const clock = manualClock();
+    const { bridge } = setup({ limits: { wallMs: 20 }, bridge: { clock } });
+    clock.advance(19);
+    expect(bridge.signal.aborted).toBe(false);
+    clock.advance(1);
     expect(bridge.signal.aborted).toBe(true);
     expect(bridge.signal.reason).toBeInstanceOf(RunLimitError);
     expect((bridge.signal.reason as RunLimitError).message).toContain('wallMs=20');
+  });
+
+  it('stops the wall clock while the runner waits for room to start the program, and counts the wait', async () => {
+    const clock = manualClock();
+    const { bridge, events } = setup({ limits: { wallMs: 20 }, bridge: { clock } });
+    bridge.guest.queued(true);
+    clock.advance(500);
+    bridge.guest.queued(false);
+    clock.advance(19);
+    expect(bridge.signal.aborted).toBe(false);
+    const report = await bridge.close({ outcome: 'ok' });
+    expect(report.queuedMs).toBe(500);
+    expect(events.find((e) => e.type === 'ptc/run-end')).toMatchObject({ durationMs: 519 });
+    expect(clock.pending).toBe(0);
   });
 });
 
@@ -196,6 +231,31 @@ function decisionBlock() {
 }
 
 describe('when the run ends', () => {
+  it('waits for aborted children to settle, at most cancelGraceMs on the run clock', async () => {
+    const clock = manualClock();
+    const { host, bridge } = setup({ bridge: { clock, cancelGraceMs: 250 } });
+    let started!: () => void;
+    const startedYet = new Promise<void>((r) => (started = r));
+    // The pipeline waits up to its abortGraceMs (real time) for the body: longer than this test.
+    host.register(defineTool({ name: 'stuck', description: 'Ignores its abort signal.', isConcurrencySafe: true, abortGraceMs: 10_000, execute: () => (started(), new Promise(() => {})) }));
+    const b2 = openRunBridge({ host, parentCallId: 'p', limits: LIMITS, toolNames: new Map([['stuck', 'stuck']]), clock, cancelGraceMs: 250 });
+    void b2.guest.call('stuck', '{}');
+    await startedYet;
+    let closed = false;
+    const closing = b2.close({ outcome: 'ok' }).then((r) => ((closed = true), r));
+    await new Promise((r) => setImmediate(r));
+    clock.advance(249);
+    await new Promise((r) => setImmediate(r));
+    expect(closed).toBe(false);
+    clock.advance(1);
+    await new Promise((r) => setImmediate(r));
+    expect(closed).toBe(true);
+    expect((await closing).calls.map((c) => c.settlement)).toEqual(['may-have-completed']);
+    // A run whose children settle is closed without the clock moving at all.
+    await bridge.guest.call('echo', '{"text":"x"}');
+    expect((await bridge.close({ outcome: 'ok' })).calls).toHaveLength(1);
+  });
+
   it('refuses a late call and records it as ptc/call-refused', async () => {
     const { bridge, events } = setup();
     await bridge.close({ outcome: 'ok' });

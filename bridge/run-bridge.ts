@@ -16,10 +16,12 @@
  *   trusted to be small, shallow or well-formed.
  * - Scheduling: children go through a per-run `CallScheduler` (exclusive tools never overlap a
  *   sibling; parallel ones are bounded by `maxInFlight`).
- * - Limits: `maxCalls`, `maxLogBytes` and the wall clock are enforced here; the wall clock pauses
- *   while any child waits for a person (seen as the child's `ask` decision event), because
- *   approval has its own timeout, and while the runner waits for a sandbox process (the program
- *   has not started; the runner bounds that wait). A limit aborts `signal` with a {@link RunLimitError} naming it.
+ * - Limits: `maxCalls`, `maxLogBytes` and the wall clock (run-clock.ts) are enforced here; the
+ *   wall clock pauses while any child waits for a person (seen as the child's `ask` decision
+ *   event) and while the runner waits for a sandbox process. A limit aborts `signal` with a
+ *   {@link RunLimitError} naming it.
+ * - Time: every reading and timer (the deadline, the waits, call durations, the grace `close`
+ *   gives aborted children) is on the one injected clock.
  */
 import { setMaxListeners } from 'node:events';
 import { CallScheduler, subscribeAbort, tokenIdOf, type AgentRef, type JsonValue, type ToolEvent, type ToolHost, type ToolResult } from '../tools/index.js';
@@ -28,7 +30,8 @@ import { RunAbortedError, RunLimitError } from './errors.js';
 import { parseGuestArgs, type ArgCaps } from './guest-args.js';
 import { limitMessage } from './limit-failure.js';
 import { guestFailure, guestOutcomeOf, type ChildOutcome } from './guest-outcome.js';
-import { PausableDeadline, type DeadlineClock } from './pausable-deadline.js';
+import type { DeadlineClock } from './pausable-deadline.js';
+import { RunClock } from './run-clock.js';
 import { createRunToken } from './run-token.js';
 
 /** The limits the bridge enforces (a subset of the runtime's `RunLimits`). */
@@ -53,7 +56,7 @@ export interface RunBridgeOptions {
   readonly toolNames: ReadonlyMap<string, string>;
   /** How long `close` waits for aborted in-flight children to settle (default 250 ms). */
   readonly cancelGraceMs?: number;
-  /** Timers for the wall clock; inject in tests. */
+  /** The run's clock: its readings and timers (the deadline, waits, call durations, the close grace); inject in tests. */
   readonly clock?: DeadlineClock;
 }
 
@@ -108,10 +111,9 @@ export function openRunBridge(options: RunBridgeOptions): RunBridge {
   const token = createRunToken();
   const tokenId = tokenIdOf(token);
   const origin = Object.freeze({ kind: 'ptc' as const, parentCallId, token });
-  const now = () => performance.now();
-  const openedAt = now();
   const runTag = `${tokenId.slice(0, 8)}${(++runCounter).toString(36)}`;
-  const calls = new ChildCalls(now);
+  const clock = new RunClock({ wallMs: limits.wallMs, clock: options.clock, onExpire: () => stop(new RunLimitError('wallMs', limits.wallMs, limitMessage('wallMs', limits.wallMs))) });
+  const calls = new ChildCalls(() => clock.now());
   const scheduler = new CallScheduler(limits.maxInFlight);
   const runAbort = new AbortController();
   // Every in-flight child listens on this signal (bounded by maxInFlight): not a leak.
@@ -129,36 +131,19 @@ export function openRunBridge(options: RunBridgeOptions): RunBridge {
     revoked = true;
     calls.revoke();
     scheduler.cancelPending(reason);
-    deadline.stop();
+    clock.stop();
     runAbort.abort(reason);
   };
 
-  const deadline = new PausableDeadline(
-    limits.wallMs,
-    () => stop(new RunLimitError('wallMs', limits.wallMs, limitMessage('wallMs', limits.wallMs))),
-    options.clock,
-  );
-
   // Approval waits pause the wall clock: an `ask` for one of our children starts a wait, its
   // approval decision (or result) ends it.
-  const waiting = new Set<string>();
-  let waitStartedAt = 0;
-  let approvalWaitMs = 0;
   const ourChildren = new Set<string>();
-  const endWait = (callId: string) => {
-    if (!waiting.delete(callId)) return;
-    if (waiting.size === 0) approvalWaitMs += now() - waitStartedAt;
-    deadline.resume();
-  };
   const sink = host.onEvent((event: ToolEvent) => {
     if (event.type === 'tool/decision') {
       if (!ourChildren.has(event.callId)) return;
-      if (event.stage === 'policy' && event.decision === 'ask' && !waiting.has(event.callId)) {
-        if (waiting.size === 0) waitStartedAt = now();
-        waiting.add(event.callId);
-        deadline.pause();
-      } else if (event.stage === 'approval') endWait(event.callId);
-    } else if (event.type === 'tool/result' && ourChildren.has(event.callId)) endWait(event.callId);
+      if (event.stage === 'policy' && event.decision === 'ask') clock.approvalWait(event.callId, true);
+      else if (event.stage === 'approval') clock.approvalWait(event.callId, false);
+    } else if (event.type === 'tool/result' && ourChildren.has(event.callId)) clock.approvalWait(event.callId, false);
   });
 
   const parentSignal = options.signal;
@@ -231,7 +216,7 @@ export function openRunBridge(options: RunBridgeOptions): RunBridge {
       return guestFailure(toolName, `The call to "${toolName}" did not run: ${why}.`);
     } finally {
       ourChildren.delete(id);
-      endWait(id);
+      clock.approvalWait(id, false);
     }
     const mapped = guestOutcomeOf(result);
     calls.settle(id, mapped.status, result);
@@ -239,19 +224,7 @@ export function openRunBridge(options: RunBridgeOptions): RunBridge {
     return mapped.outcome;
   };
 
-  let queuedSince: number | undefined;
-  let queuedMs = 0;
-  const queued = (waiting: boolean) => {
-    if (waiting === (queuedSince !== undefined)) return;
-    if (waiting) {
-      queuedSince = now();
-      deadline.pause();
-    } else {
-      queuedMs += now() - queuedSince!;
-      queuedSince = undefined;
-      deadline.resume();
-    }
-  };
+  const queued = (waiting: boolean) => clock.queued(waiting === true);
 
   const log = (level: LogLevel, text: string) => {
     if (revoked) return;
@@ -271,14 +244,14 @@ export function openRunBridge(options: RunBridgeOptions): RunBridge {
       revoked = true;
       calls.revoke();
       scheduler.cancelPending(new RunAbortedError('the run ended'));
-      deadline.stop();
+      clock.stop();
     }
     unsubscribeParent?.();
     if (!runAbort.signal.aborted) runAbort.abort(new RunAbortedError('the run ended; its token is revoked'));
-    await waitForSettled(calls, options.cancelGraceMs ?? 250);
+    // Aborted children settle as their pipeline sees the abort: wait for that, at most the grace.
+    await clock.within(options.cancelGraceMs ?? 250, calls.allSettled());
     sink.dispose();
-    if (waiting.size > 0) approvalWaitMs += now() - waitStartedAt;
-    if (queuedSince !== undefined) queued(false);
+    const { approvalWaitMs, queuedMs, durationMs } = clock.times();
     const report: RunReport = { calls: calls.snapshot(), logs, logBytes, childResultBytes, approvalWaitMs, queuedMs };
     host.emit({
       type: 'ptc/run-end',
@@ -287,7 +260,7 @@ export function openRunBridge(options: RunBridgeOptions): RunBridge {
       outcome: end.outcome,
       ...(end.limit ? { limit: end.limit } : {}),
       calls: calls.count,
-      durationMs: now() - openedAt,
+      durationMs,
     });
     return report;
   };
@@ -305,11 +278,6 @@ export function openRunBridge(options: RunBridgeOptions): RunBridge {
 
 function safeName(name: unknown): string {
   return typeof name === 'string' ? name.slice(0, 200) : '(not a name)';
-}
-
-async function waitForSettled(calls: ChildCalls, graceMs: number): Promise<void> {
-  const until = performance.now() + graceMs;
-  while (calls.unsettled > 0 && performance.now() < until) await new Promise((r) => setTimeout(r, 5));
 }
 
 function reasonText(reason: unknown): string {

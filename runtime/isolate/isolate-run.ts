@@ -39,8 +39,14 @@ import type { IsolateRunOutcome, LateCallAwareBridge, LateCallEvent, RelayBridge
 const COPY_ARGUMENTS = { arguments: { copy: true } } as const;
 const TIMED_OUT = 'Script execution timed out.';
 
-/** Options of one run. */
+/** One run: the isolate, the program, the host's side, and the runner's bookkeeping. */
 export interface IsolateRunOptions {
+  /** The isolate prepared for this run (it is disposed when the run ends). */
+  readonly prepared: PreparedIsolate;
+  readonly request: RunRequest;
+  readonly bridge: GuestBridge;
+  /** Aborts the run. */
+  readonly signal: AbortSignal;
   readonly onLateCall?: (event: LateCallEvent) => void;
   readonly startedAt: number;
   readonly source: 'pool' | 'cold';
@@ -50,15 +56,9 @@ export interface IsolateRunOptions {
   readonly runs: Set<StoppableRun>;
 }
 
-/** Runs one program in `prepared`; the returned promise never rejects. */
-export function executeRun(
-  prepared: PreparedIsolate,
-  request: RunRequest,
-  bridge: GuestBridge,
-  signal: AbortSignal,
-  options: IsolateRunOptions,
-): Promise<IsolateRunOutcome> {
-  return new IsolateRun(prepared, request, bridge, signal, options).start();
+/** Runs one program in `options.prepared`; the returned promise never rejects. */
+export function executeRun(options: IsolateRunOptions): Promise<IsolateRunOutcome> {
+  return new IsolateRun(options).start();
 }
 
 class IsolateRun implements StoppableRun {
@@ -91,14 +91,17 @@ class IsolateRun implements StoppableRun {
 
   /** Set when the bridge relays calls in batches (the sandbox worker). */
   private readonly relay: RelayBridge | undefined;
+  private readonly prepared: PreparedIsolate;
+  private readonly request: RunRequest;
+  private readonly bridge: GuestBridge;
+  private readonly signal: AbortSignal;
 
-  constructor(
-    private readonly prepared: PreparedIsolate,
-    private readonly request: RunRequest,
-    private readonly bridge: GuestBridge,
-    private readonly signal: AbortSignal,
-    private readonly options: IsolateRunOptions,
-  ) {
+  constructor(private readonly options: IsolateRunOptions) {
+    const { prepared, bridge } = options;
+    this.prepared = prepared;
+    this.request = options.request;
+    this.bridge = bridge;
+    this.signal = options.signal;
     this.baseCpu = readCpu(prepared) ?? 0n;
     const relay = bridge as Partial<RelayBridge>;
     this.relay = typeof relay.relayCalls === 'function' && typeof relay.attach === 'function' ? (relay as RelayBridge) : undefined;

@@ -133,7 +133,7 @@ export function createIsolateRunner(options: IsolateRunnerOptions = {}): Isolate
         disposeQuietly(prepared.isolate);
         return { ok: false, failure: { kind: 'aborted', message: abortMessage(new Error('the runner was closed')) }, cpuMs: 0, wallMs: performance.now() - startedAt, startup: { source, ms: 0 } };
       }
-      return await executeRun(prepared, request, bridge, signal, { onLateCall: options.onLateCall, startedAt, source, disposal, runs });
+      return await executeRun({ prepared, request, bridge, signal, onLateCall: options.onLateCall, startedAt, source, disposal, runs });
     } finally {
       active--;
       pool.refill();

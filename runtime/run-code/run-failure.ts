@@ -44,8 +44,19 @@ export function endOf(failure: Failure): RunEnd {
   return failure.kind === 'limit' ? { outcome: 'limit', limit: { name: failure.limit, value: failure.value } } : { outcome: failure.kind };
 }
 
+/** What {@link programError} tells. */
+export interface ProgramErrorInput {
+  readonly failure: Failure;
+  /** The model's line for a line of the transpiled program. */
+  readonly modelLine: (jsLine: number | undefined) => number | undefined;
+  readonly report: RunReport;
+  /** The short list of calls (call-list.ts), and how many there were in all. */
+  readonly calls: RunCodeCall[];
+  readonly total: number;
+}
+
 /** The error run_code throws for a failure (the model reads its message). */
-export function programError(failure: Failure, modelLine: (l: number | undefined) => number | undefined, report: RunReport, calls: RunCodeCall[], total: number): RunCodeError {
+export function programError({ failure, modelLine, report, calls, total }: ProgramErrorInput): RunCodeError {
   let head: string;
   let details: ConstructorParameters<typeof RunCodeError>[2] = {};
   if (failure.kind === 'thrown') {

@@ -31,8 +31,14 @@ const OOM_PATTERN = /is_heap_oom = 1|heap out of memory|out-of-memory|Allocation
 /** A process runner's outcome, with which process ran it. */
 export type ProcessRunOutcome = RunOutcome & { readonly pid: number | undefined };
 
-/** Options of one process run. */
+/** One process run: the process, the program, the host's side, and the runner's bookkeeping. */
 export interface ProcessRunOptions {
+  /** The sandbox process this run has to itself. */
+  readonly process: SandboxProcess;
+  readonly request: RunRequest;
+  readonly bridge: GuestBridge;
+  /** Aborts the run. */
+  readonly signal: AbortSignal;
   readonly runId: number;
   readonly startedAt: number;
   readonly pollMs: number;
@@ -57,9 +63,9 @@ export function cpuBackstopMs(cpuMs: number, calls: number): number {
   return 2 * cpuMs + 500 + 0.5 * calls;
 }
 
-/** Runs `request` in `process`; never rejects. */
-export function executeProcessRun(process: SandboxProcess, request: RunRequest, bridge: GuestBridge, signal: AbortSignal, options: ProcessRunOptions): Promise<ProcessRunOutcome> {
-  return new ProcessRun(process, request, bridge, signal, options).start();
+/** Runs `options.request` in `options.process`; never rejects. */
+export function executeProcessRun(options: ProcessRunOptions): Promise<ProcessRunOutcome> {
+  return new ProcessRun(options).start();
 }
 
 class ProcessRun implements StoppableRun {
@@ -81,14 +87,17 @@ class ProcessRun implements StoppableRun {
   private grace: NodeJS.Timeout | undefined;
   private unsubscribeAbort: (() => void) | undefined;
 
-  constructor(
-    private readonly process: SandboxProcess,
-    private readonly request: RunRequest,
-    private readonly bridge: GuestBridge,
-    private readonly signal: AbortSignal,
-    private readonly options: ProcessRunOptions,
-  ) {
-    this.toolNames = new Set(request.toolNames);
+  private readonly process: SandboxProcess;
+  private readonly request: RunRequest;
+  private readonly bridge: GuestBridge;
+  private readonly signal: AbortSignal;
+
+  constructor(private readonly options: ProcessRunOptions) {
+    this.process = options.process;
+    this.request = options.request;
+    this.bridge = options.bridge;
+    this.signal = options.signal;
+    this.toolNames = new Set(options.request.toolNames);
   }
 
   start(): Promise<ProcessRunOutcome> {

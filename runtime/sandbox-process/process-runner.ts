@@ -115,7 +115,11 @@ export function createProcessRunner(options: ProcessRunnerOptions = {}): Process
         process.kill('the runner closed');
         return { ok: false, failure: { kind: 'aborted', message: abortMessage(new Error('the runner was closed')) }, cpuMs: 0, wallMs: performance.now() - startedAt, pid: undefined };
       }
-      return await executeProcessRun(process, request, bridge, signal, {
+      return await executeProcessRun({
+        process,
+        request,
+        bridge,
+        signal,
         runs,
         runId: nextRunId++,
         startedAt,

@@ -1,0 +1,125 @@
+/**
+ * The types of the run_code tool: its options, the value of a run (result, logs, calls, stats),
+ * the value of a program rejected before it ran, and the tool itself.
+ */
+import type { CodeDiagnostic } from '../../codegen/index.js';
+import type { JsonValue, Tool, ToolHost } from '../../tools/index.js';
+import type { ProgramRunner, RunLimits } from '../program-runner.js';
+import type { CallCounts, RunCodeCall } from './call-list.js';
+import type { SpilledPart } from './output-cap.js';
+import type { DescriptionBudget } from '../discovery/index.js';
+import type { DiscoveryMode } from './description.js';
+import type { Isolation, RunnerCapacity } from './runner-factory.js';
+import type { SpillStore } from './spill-store.js';
+import type { TypecheckLimits } from './typecheck-thread.js';
+
+/** Options of {@link createRunCodeTool}. */
+export interface RunCodeOptions {
+  /** Limits of every run (see `DEFAULT_RUN_LIMITS`); the model cannot raise them. */
+  readonly limits?: Partial<RunLimits>;
+  /**
+   * `'process'` (default): isolates in supervised sandbox processes. `'isolate'`: in this
+   * process, for trusted code: the program computes on this thread (at most `cpuMs` at a time),
+   * an abort takes effect when that slice ends, a fatal V8 error ends this process, and a
+   * hostile unhandled rejection can stall this thread (docs/run-code.md). Never for model code.
+   */
+  readonly isolation?: Isolation;
+  /** `'reject'` (default): type errors are returned as the value and the program does not run; `'warn'`: it runs and the value lists them; `'off'`. */
+  readonly typecheck?: 'reject' | 'warn' | 'off';
+  /**
+   * Limits of the type check, which runs on a worker thread (a program's types are model input:
+   * a few lines of recursive types can take TypeScript minutes and gigabytes). Over one, the
+   * check is abandoned: with `'reject'` the program does not run, with `'warn'` it runs
+   * unchecked. Defaults: `timeMs` 5 000 per check, `memoryMb` 512 for the thread's heap.
+   */
+  readonly typecheckLimits?: Partial<TypecheckLimits>;
+  /** How many programs run at once, and how many sandbox processes (or isolates) stay warm. */
+  readonly capacity?: RunnerCapacity;
+  /** A runner to use instead of the one `isolation` names (the tool does not close it; `capacity` does not apply). */
+  readonly runner?: ProgramRunner;
+  /** Where output over `maxOutputBytes` is kept (default: a new in-memory store, `tool.spills`). */
+  readonly spills?: SpillStore;
+  /** The host the tool will be registered in, so its description lists the tools before the first run. */
+  readonly host?: ToolHost;
+  /** The tool's name (default `run_code`). */
+  readonly name?: string;
+  /**
+   * Let the model pass `background: true`: the whole run becomes a job on the host and the call
+   * returns `{ kind: 'background', jobId }` at once; `job_read` later shows the run's value (or
+   * its rejection, or its error). The program's child calls still carry the run's token and
+   * parent call id and obey its limits; `job_kill` (or disposing the agent) aborts the run.
+   */
+  readonly background?: boolean;
+  /**
+   * Pay the type checker's cold start (0.5-1.5 s on its thread) soon after creation, off the
+   * request path (default true when `typecheck` is on): loading TypeScript and its standard
+   * library, and the declarations of `host`'s tools when `host` is given.
+   */
+  readonly warmup?: boolean;
+  /**
+   * How the description presents the tools (docs/run-code.md "Large catalogs"): `'full'` every
+   * declaration, `'index'` one line per tool plus a pointer to `tool_search` (register
+   * `createToolSearchTool()` beside it), `'auto'` (default) full up to
+   * `descriptionBudget.indexAboveTokens`, index above. The type check uses the full declarations
+   * in every mode.
+   */
+  readonly discovery?: DiscoveryMode;
+  /** Budgets of the description in estimated tokens (default 10,000 for `auto`, 25,000 at most in any mode). */
+  readonly descriptionBudget?: Partial<DescriptionBudget>;
+}
+
+/** A problem in the program found before it ran. */
+export type ProgramDiagnostic = Pick<CodeDiagnostic, 'line' | 'column' | 'message'>;
+
+/** Statistics of one run. */
+export interface RunCodeStats {
+  /** Wall time of the whole run_code call, ms. */
+  readonly totalMs: number;
+  readonly typecheckMs: number;
+  readonly transpileMs: number;
+  /** Wall time inside the runner, ms (including `queuedMs`). */
+  readonly runMs: number;
+  /** Wall time waiting for a sandbox process to become free or to start (not counted against `wallMs`), ms. */
+  readonly queuedMs: number;
+  /** CPU time of the program in its isolate, ms. */
+  readonly cpuMs: number;
+  /** Child calls by outcome (complete, even when `calls` is shortened). */
+  readonly calls: CallCounts;
+  /** Wall time with a child waiting for a person (not counted against `wallMs`). */
+  readonly approvalWaitMs: number;
+  /** Bytes of JSON tool results the program received: kept out of the model's context. */
+  readonly childResultBytes: number;
+  /** Bytes of logs + result the program produced. */
+  readonly outputBytes: number;
+  /** Bytes of logs + result handed to the model (after spill). */
+  readonly returnedBytes: number;
+}
+
+export type { CallCounts, RunCodeCall } from './call-list.js';
+
+/** The value of a run that ran. */
+export interface RunCodeValue {
+  readonly result: JsonValue | SpilledPart;
+  readonly logs: string[] | SpilledPart;
+  /** The child calls, at most `MAX_LISTED_CALLS` of them (the first and the last). */
+  readonly calls: RunCodeCall[];
+  /** How many calls the list leaves out (absent when none). */
+  readonly callsOmitted?: number;
+  readonly stats: RunCodeStats;
+  /** Type problems, when `typecheck: 'warn'` let the program run anyway. */
+  readonly diagnostics?: ProgramDiagnostic[];
+}
+
+/** The value when the program was rejected before it ran. */
+export interface RunCodeRejected {
+  readonly rejected: string;
+  readonly diagnostics: ProgramDiagnostic[];
+}
+
+/** The run_code tool, plus the spill store and a way to release its runner. */
+export type RunCodeTool = Tool<{ code: string }, RunCodeValue | RunCodeRejected> & {
+  /** Output over the cap, by spill id. */
+  readonly spills: SpillStore;
+  /** Stops the runner this tool created (isolates, sandbox processes). */
+  close(): Promise<void>;
+};

@@ -1,0 +1,199 @@
+/**
+ * One run of run_code, phase by phase. Each phase is a function with a typed result, so each
+ * can be read, timed and tested on its own:
+ *   normalize (length, fences, `async () => {}` wrappers)
+ *   -> typecheck (against the visible tools' declarations, on its own thread)
+ *   -> transpile (esbuild, with a line map back to the model's code)
+ *   -> run (a fresh bridge and token, the runner, the bridge closed: token revoked, stragglers cancelled)
+ *   -> report (the failure the model reads, or the value with its output capped).
+ * A phase that refuses the program returns a {@link RunCodeRejected} value: the program did not run.
+ */
+import { MAX_CHECKED_PROGRAM_CHARS, normalizeProgram, type GeneratedToolTypes } from '../../codegen/index.js';
+import { limitText, openRunBridge, type RunReport } from '../../bridge/index.js';
+import type { ToolExecContext } from '../../tools/index.js';
+import type { ProgramRunner, RunLimits, RunOutcome } from '../program-runner.js';
+import { withAbortGrace } from './abort-grace.js';
+import { listCalls } from './call-list.js';
+import { RunCodeError } from './errors.js';
+import { capOutput } from './output-cap.js';
+import { endOf, failureOf, programError, type Failure } from './run-failure.js';
+import type { ProgramDiagnostic, RunCodeRejected, RunCodeStats, RunCodeValue } from './run-code-types.js';
+import type { SpillStore } from './spill-store.js';
+import { transpileProgram } from './transpile.js';
+import { typecheckThread, type TypecheckLimits } from './typecheck-thread.js';
+
+/** Longest program accepted, in characters (the type checker's own cap). */
+export const MAX_PROGRAM_CHARS = MAX_CHECKED_PROGRAM_CHARS;
+
+/** Whether a phase refused the program. */
+export function isRejected(value: object): value is RunCodeRejected {
+  return 'rejected' in value;
+}
+
+/** The program's body and where it starts in the model's code. */
+export interface NormalizedCode {
+  /** The model's code as sent (what the type check reads). */
+  readonly code: string;
+  /** The body of the async function, unwrapped from a fence or an `async () => {}`. */
+  readonly body: string;
+  /** Lines of the model's code before the body's first line. */
+  readonly lineOffset: number;
+}
+
+/** Phase 1: refuses an over-long program and unwraps the body. */
+export function normalize(code: string): NormalizedCode | RunCodeRejected {
+  if (code.length > MAX_PROGRAM_CHARS) {
+    return { rejected: 'The program was not run: it is too long.', diagnostics: [{ line: 1, column: 1, message: `The program has ${code.length} characters; at most ${MAX_PROGRAM_CHARS} are accepted.` }] };
+  }
+  const { body, lineOffset } = normalizeProgram(code);
+  return { code, body, lineOffset };
+}
+
+/** How the type check is done (run_code's `typecheck` and `typecheckLimits` options). */
+export interface TypecheckSettings {
+  readonly mode: 'reject' | 'warn' | 'off';
+  readonly limits: TypecheckLimits;
+}
+
+/** A program that may run, with the type problems `'warn'` lets through. */
+export interface Checked {
+  readonly diagnostics: ProgramDiagnostic[] | undefined;
+  readonly ms: number;
+}
+
+/** Phase 2: type-checks the model's code against the tools' declarations. */
+export async function typecheck(program: NormalizedCode, types: GeneratedToolTypes, settings: TypecheckSettings): Promise<Checked | RunCodeRejected> {
+  if (settings.mode === 'off') return { diagnostics: undefined, ms: 0 };
+  const t0 = performance.now();
+  const checked = await typecheckThread(settings.limits.memoryMb).check(program.code, types, settings.limits.timeMs);
+  const ms = performance.now() - t0;
+  if (!checked.ok) {
+    const over = checked.limit === undefined ? '' : ` (${limitText(`typecheckLimits.${checked.limit}`, settings.limits[checked.limit])})`;
+    const message = `The type check ${checked.reason}${over}${checked.limit === undefined ? '' : ": the program's types are too complex to check; simplify them"}.`;
+    if (settings.mode === 'reject') return { rejected: 'The program was not run: its type check could not be completed.', diagnostics: [{ line: 1, column: 1, message }] };
+    return { diagnostics: [{ line: 1, column: 1, message: `${message} The program ran unchecked.` }], ms };
+  }
+  const problems = checked.result.diagnostics.map(({ line, column, message }) => ({ line, column, message }));
+  if (!checked.result.ok && settings.mode === 'reject') return { rejected: 'The program was not run: fix these type errors and call run_code again.', diagnostics: problems };
+  return { diagnostics: problems.length > 0 ? problems : undefined, ms };
+}
+
+/** A program ready to run. */
+export interface Transpiled {
+  /** JavaScript: the body of an async function. */
+  readonly js: string;
+  /** The model's line for a line of `js` (undefined when it has none). */
+  readonly modelLine: (jsLine: number | undefined) => number | undefined;
+  readonly ms: number;
+}
+
+/** Phase 3: TypeScript to JavaScript, with the map from its lines back to the model's. */
+export function transpile(program: NormalizedCode): Transpiled | RunCodeRejected {
+  const t0 = performance.now();
+  const transpiled = transpileProgram(program.body);
+  const ms = performance.now() - t0;
+  if (!transpiled.ok) {
+    return {
+      rejected: 'The program was not run: it has syntax errors.',
+      diagnostics: transpiled.errors.map((e) => ({ line: e.line + program.lineOffset, column: e.column, message: e.message })),
+    };
+  }
+  const { js, bodyLineOf } = transpiled.program;
+  const modelLine = (jsLine: number | undefined) => {
+    if (jsLine === undefined) return undefined;
+    const bodyLine = bodyLineOf(jsLine);
+    return bodyLine === undefined ? undefined : bodyLine + program.lineOffset;
+  };
+  return { js, modelLine, ms };
+}
+
+/** What {@link run} needs. */
+export interface RunInput {
+  readonly runner: ProgramRunner;
+  readonly program: Transpiled;
+  /** The run_code call's context: host, call id (the children's parent), agent, signal. */
+  readonly exec: ToolExecContext;
+  readonly limits: RunLimits;
+  /** Callable name -> tool name, for the visible tools. */
+  readonly toolNames: ReadonlyMap<string, string>;
+}
+
+/** A run that is over: its result or its failure, and what the bridge recorded. */
+export type FinishedRun = {
+  readonly report: RunReport;
+  /** CPU time of the program in its isolate, ms. */
+  readonly cpuMs: number;
+  /** Wall time inside the runner, ms. */
+  readonly ms: number;
+} & ({ readonly ok: true; readonly resultJson: string } | { readonly ok: false; readonly failure: Failure });
+
+/** Phase 4: opens the bridge, runs the program, closes the bridge (never throws for the program's sake). */
+export async function run({ runner, program, exec, limits, toolNames }: RunInput): Promise<FinishedRun> {
+  const bridge = openRunBridge({
+    host: exec.host,
+    parentCallId: exec.callId,
+    ...(exec.agent ? { agent: exec.agent } : {}),
+    signal: exec.signal,
+    limits,
+    toolNames,
+  });
+  const t0 = performance.now();
+  let outcome: RunOutcome;
+  try {
+    outcome = await withAbortGrace(runner.run({ js: program.js, toolNames: [...toolNames.keys()], limits, lineOffset: 0 }, bridge.guest, bridge.signal), bridge.signal);
+  } catch (err) {
+    outcome = { ok: false, failure: { kind: 'crash', message: `the runner failed: ${(err as Error)?.message ?? String(err)}` }, cpuMs: 0, wallMs: performance.now() - t0 };
+  }
+  const ms = performance.now() - t0;
+  const failure = failureOf(outcome, bridge.stopReason, limits);
+  const report = await bridge.close(failure ? endOf(failure) : { outcome: 'ok' });
+  const { cpuMs } = outcome;
+  if (failure !== undefined || !outcome.ok) return { ok: false, failure: failure ?? { kind: 'crash', message: 'the runner ended without a result' }, report, cpuMs, ms };
+  return { ok: true, resultJson: outcome.resultJson, report, cpuMs, ms };
+}
+
+/** What {@link report} needs besides the run. */
+export interface ReportInput {
+  readonly finished: FinishedRun;
+  readonly program: Transpiled;
+  readonly checked: Checked;
+  readonly limits: RunLimits;
+  readonly spills: SpillStore;
+  /** When the run_code call started (`performance.now()`). */
+  readonly startedAt: number;
+}
+
+/**
+ * Phase 5: the run's value, with logs and result capped at `maxOutputBytes` (spilled, not cut);
+ * or, for a failed run, the {@link RunCodeError} the model reads (thrown).
+ */
+export function report({ finished, program, checked, limits, spills, startedAt }: ReportInput): RunCodeValue {
+  const bridgeReport = finished.report;
+  const { calls, omitted, counts } = listCalls(bridgeReport.calls);
+  if (!finished.ok) throw programError({ failure: finished.failure, modelLine: program.modelLine, report: bridgeReport, calls, total: counts.total });
+  let capped: ReturnType<typeof capOutput>;
+  try {
+    capped = capOutput({ resultJson: finished.resultJson, logs: bridgeReport.logs, maxOutputBytes: limits.maxOutputBytes, spills });
+  } catch {
+    throw new RunCodeError('crash', 'The sandbox running the program returned a result that is not JSON.');
+  }
+  const stats: RunCodeStats = {
+    totalMs: round(performance.now() - startedAt),
+    typecheckMs: round(checked.ms),
+    transpileMs: round(program.ms),
+    runMs: round(finished.ms),
+    queuedMs: round(bridgeReport.queuedMs),
+    cpuMs: round(finished.cpuMs),
+    calls: counts,
+    approvalWaitMs: round(bridgeReport.approvalWaitMs),
+    childResultBytes: bridgeReport.childResultBytes,
+    outputBytes: capped.producedBytes,
+    returnedBytes: capped.returnedBytes,
+  };
+  const { diagnostics } = checked;
+  return { result: capped.result, logs: capped.logs, calls, ...(omitted > 0 ? { callsOmitted: omitted } : {}), stats, ...(diagnostics ? { diagnostics } : {}) };
+}
+
+function round(ms: number): number {
+  return Math.round(ms * 100) / 100;
+}

@@ -281,7 +281,42 @@ export function describeRunnerContract(label: string, makeRunner: () => ProgramR
       it('refuses getters and proxies that throw, as a ToolCallError', async () => {
         expect(await refused('{ get x() { throw new Error("getter boom"); } }')).toMatch(/getter boom/);
         expect(await refused('new Proxy({}, { ownKeys() { throw new Error("trap boom"); } })')).toMatch(/trap boom/);
-        expect(await refused('{ toJSON() { throw new Error("toJSON boom"); } }')).toMatch(/toJSON boom/);
+        expect(await refused('new Proxy(new (class K {})(), { getOwnPropertyDescriptor() { throw new Error("trap boom"); } })')).toMatch(/args threw while reading toJSON: Error: trap boom/);
+      });
+
+      it('refuses a toJSON anywhere in the arguments, naming its path, and never calls it', async () => {
+        const called = async (expr: string) => {
+          const { value, record } = await runProgram(runner, `let called = 0;\ntry { await tools.echo(${expr}); return 'sent'; } catch (e) { return [e instanceof ToolCallError, e.message, called]; }`);
+          expect(record.calls).toEqual([]);
+          const [isToolCallError, message, calls] = value as [boolean, string, number];
+          expect(isToolCallError).toBe(true);
+          expect(calls).toBe(0);
+          return message;
+        };
+        expect(await called('{ a: [1, { toJSON() { called++; return "x"; } }] }')).toMatch(/args\.a\[1\]\.toJSON is a function/);
+        expect(await called('{ m: new (class Money { toJSON() { called++; return "12 EUR"; } })() }')).toMatch(/args\.m has a toJSON method, and functions are not JSON/);
+        expect(await called('{ g: new (class { get toJSON() { return () => (called++, 1); } })() }')).toMatch(/args\.g has a toJSON method/);
+        expect(await called('(() => { const d = new Date(0); d.toJSON = () => (called++, "x"); return { d }; })()')).toMatch(/args\.d has a toJSON method/);
+        expect(await called('(() => { const a = [1]; a.toJSON = () => (called++, 2); return { a }; })()')).toMatch(/args\.a has a toJSON method/);
+        expect(await called('Object.assign(new (class K {})(), { toJSON: () => (called++, 1) })')).toMatch(/^Arguments of tools\.echo cannot be sent: args has a toJSON method/);
+      });
+
+      it('ignores a toJSON a program put on a builtin prototype: data crosses as data, a Date as its ISO text', async () => {
+        const { value, record } = await runProgram(runner, `
+          let called = 0;
+          Object.prototype.toJSON = function () { called++; return 'forged'; };
+          Array.prototype.toJSON = function () { called++; return 'forged'; };
+          Date.prototype.toJSON = function () { called++; return 'forged'; };
+          Date.prototype.toISOString = function () { called++; return 'forged'; };
+          await tools.echo({ a: [1, { b: 2 }], d: new Date(0), bad: new Date(NaN) });
+          return called;`);
+        expect(value).toBe(0);
+        expect(record.calls.map((c) => c.argsJson)).toEqual(['{"a":[1,{"b":2}],"d":"1970-01-01T00:00:00.000Z","bad":null}']);
+      });
+
+      it('refuses a toJSON in the returned value, naming its path', async () => {
+        const f = failureOf((await runProgram(runner, 'return { ok: [new Date(0)], money: { amount: 1, toJSON() { return "1 EUR"; } } };')).outcome);
+        expect(f).toMatchObject({ kind: 'thrown', message: 'The returned value cannot be converted to JSON: result.money.toJSON is a function' });
       });
 
       it('refuses arguments over maxArgBytes, maxArgDepth and maxArgNodes, naming the cap', async () => {

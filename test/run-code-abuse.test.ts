@@ -60,6 +60,36 @@ describe.each(runnerModes())('run_code bridge abuse (%s)', (mode) => {
     });
   });
 
+  describe('when arguments or the result carry a toJSON', () => {
+    it('refuses a toJSON in the arguments as not JSON, naming its path, without calling it', async () => {
+      const s = setup();
+      const v = await s.value(`
+        let called = 0;
+        const forged = () => { called++; return { text: "forged" }; };
+        const out = [];
+        for (const args of [{ text: "x", toJSON: forged }, { text: "x", nested: [{ toJSON: forged }] }, new (class Args { constructor() { this.text = "x"; } toJSON() { return forged(); } })()]) {
+          try { await tools.echo(args); out.push("sent"); } catch (e) { out.push(e instanceof ToolCallError ? e.message : "other"); }
+        }
+        return { out, called };
+      `);
+      const { out, called } = v.result as { out: string[]; called: number };
+      expect(called).toBe(0);
+      expect(out[0]).toMatch(/^Arguments of tools\.echo cannot be sent: args\.toJSON is a function\./);
+      expect(out[1]).toMatch(/args\.nested\[0\]\.toJSON is a function/);
+      expect(out[2]).toMatch(/args has a toJSON method, and functions are not JSON/);
+      expect(s.events.some((e) => e.type === 'tool/call' && e.toolName === 'echo')).toBe(false);
+      await healthy(s);
+    });
+
+    it('refuses a returned value with a toJSON, naming its path', async () => {
+      const s = setup();
+      const r = await s.run('return { rows: [1, 2], total: { toJSON() { return 3; } } };');
+      expect(r.isError).toBe(true);
+      expect(r.error?.message).toContain('The returned value cannot be converted to JSON: result.total.toJSON is a function');
+      await healthy(s);
+    });
+  });
+
   describe('when keys try to pollute prototypes', () => {
     it('keeps __proto__, constructor and prototype keys plain data, in the host and the program', async () => {
       const s = setup();

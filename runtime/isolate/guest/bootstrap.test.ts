@@ -14,13 +14,15 @@ const echo = (call: { args: unknown }): [1, string, string] => [1, JSON.stringif
 /**
  * A program that replaces every function and accessor it can reach through the global scope
  * (each global, its prototype, the iterator and typed-array prototypes) with one that throws,
- * defines Error[Symbol.hasInstance], and puts setters for the guest's own field names on
- * Object.prototype and an index setter on Array.prototype. It uses only what it captured before.
+ * defines Error[Symbol.hasInstance], puts setters for the guest's own field names on
+ * Object.prototype, an index setter on Array.prototype and a toJSON on both. It uses only what it
+ * captured before (and a Date it made before).
  * Function.prototype.call and apply stay: in a vm context Node's own stack formatting (the
  * host's, which an isolate does not have) calls them on the context's call sites. The contract
  * suite patches them in real isolates.
  */
 const PATCH_EVERYTHING = `
+  const when = new Date(0);
   const ownKeys = Reflect.ownKeys, getDesc = Object.getOwnPropertyDescriptor, define = Object.defineProperty, protoOf = Object.getPrototypeOf, FP = Function.prototype;
   const boomFor = (what) => function () { throw 'the patched builtin ' + what + ' was called'; };
   const boom = boomFor('(a getter)');
@@ -49,6 +51,8 @@ const PATCH_EVERYTHING = `
   const fields = ['resolve', 'reject', 'name', 'site', 'promise', 'path', 'problem', 'limit', 'value', 'up', 'key', 'maxBytes', 'argCaps', 'copy', 'arguments', 'result', 'reference'];
   for (let i = 0; i < fields.length; i++) define(Object.prototype, fields[i], { set: boom, get: () => undefined, configurable: true });
   define(Array.prototype, '0', { set: boom, get: () => undefined, configurable: true });
+  define(Object.prototype, 'toJSON', { value: boomFor('Object.prototype.toJSON'), configurable: true, writable: true });
+  define(Array.prototype, 'toJSON', { value: boomFor('Array.prototype.toJSON'), configurable: true, writable: true });
 `;
 
 describe('the guest (in a node:vm context, no isolate)', () => {
@@ -84,16 +88,16 @@ describe('the guest (in a node:vm context, no isolate)', () => {
   it('keeps working when the program has patched every builtin it can reach', () => {
     const guest = startVmGuest();
     guest.start(`${PATCH_EVERYTHING}
-      const r = await tools.echo({ a: 1, list: [1, 2], s: 'x' });
+      const r = await tools.echo({ a: 1, list: [1, 2], s: 'x', when });
       console.log('patched', patched > 100, { y: [1] });
       let failed;
       try { await tools.fail({}); } catch (e) { failed = e.message; }
-      return { r, failed, date: r.list.length };`, ['echo', 'fail']);
-    expect(guest.calls()).toEqual([{ id: 1, name: 'echo', args: { a: 1, list: [1, 2], s: 'x' } }]);
+      return { r: { a: r.a, list: r.list }, failed, date: r.when };`, ['echo', 'fail']);
+    expect(guest.calls()).toEqual([{ id: 1, name: 'echo', args: { a: 1, list: [1, 2], s: 'x', when: '1970-01-01T00:00:00.000Z' } }]);
     answer(guest, 0, echo);
     answer(guest, 1, () => [0, 'fail', 'no']);
     expect(guest.messages.filter((m) => m.kind === 'log').map((m) => m.items)).toEqual([['log', 'patched true {"y":[1]}']]);
-    expect(guest.end()).toEqual(['return', '{"r":{"a":1,"list":[1,2],"s":"x"},"failed":"no","date":2}']);
+    expect(guest.end()).toEqual(['return', '{"r":{"a":1,"list":[1,2]},"failed":"no","date":"1970-01-01T00:00:00.000Z"}']);
   });
 
   it('agrees with the host on the protocol constants', () => {

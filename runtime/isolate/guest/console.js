@@ -22,7 +22,7 @@ let caps;
 let logBytes = 0;
 let logStopped = false;
 /** @type {JsonCaps} */
-const INSPECT_CAPS = { __proto__: null, maxBytes: 0, maxDepth: 32, maxNodes: 100000 };
+const INSPECT_CAPS = { __proto__: null, maxBytes: 0, maxDepth: 32, maxNodes: 100000, callToJSON: true };
 /** One console argument as text. @param {unknown} value @returns {string} */
 function formatArg(value) {
   if (typeof value === 'string') return value;

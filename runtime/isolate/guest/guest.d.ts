@@ -24,6 +24,8 @@ interface JsonCaps {
   readonly bytesLimit?: string | undefined;
   readonly depthLimit?: string | undefined;
   readonly nodesLimit?: string | undefined;
+  /** Call the program's own `toJSON` (console lines, thrown values) instead of refusing it (arguments, results). */
+  readonly callToJSON?: boolean;
 }
 
 /** The run's caps, as `start` sets them from {@link import('./protocol.js').GuestCaps}. */
@@ -33,13 +35,6 @@ interface RunCaps {
   readonly maxResultBytes: number;
   readonly argCaps: JsonCaps;
   readonly resultCaps: JsonCaps;
-}
-
-/** Where a value sits while the walk converts it: its parent's node and its key. */
-interface PathNode {
-  readonly __proto__?: null;
-  readonly up: PathNode | null;
-  readonly key: string | number;
 }
 
 /** Where the program names a tool it names exactly once: [line, column] (sites.js). */

@@ -26,6 +26,7 @@ const ObjectDefineProperty = Object.defineProperty;
 const ObjectGetPrototypeOf = Object.getPrototypeOf;
 const ObjectSetPrototypeOf = Object.setPrototypeOf;
 const ObjectGetOwnPropertyDescriptor = Object.getOwnPropertyDescriptor;
+const ObjectHasOwn = Object.hasOwn;
 const ArrayIsArray = Array.isArray;
 const JSONStringify = JSON.stringify;
 const JSONParse = JSON.parse;
@@ -43,10 +44,10 @@ const ErrorCaptureStackTrace = Error.captureStackTrace;
 // `x instanceof ErrorCtor` would ask Error[Symbol.hasInstance], which a program can define.
 const FunctionHasInstance = Function.prototype[Symbol.hasInstance];
 const SymbolSpecies = Symbol.species;
-const BigIntProto = BigInt.prototype;
 const ArrayBufferProto = ArrayBuffer.prototype;
 const WeakMapCtor = WeakMap;
-const boxedValueOf = [Number.prototype.valueOf, String.prototype.valueOf, Boolean.prototype.valueOf, BigInt.prototype.valueOf, Symbol.prototype.valueOf];
+const DateGetTime = Date.prototype.getTime;
+const DateToISOString = Date.prototype.toISOString;
 const WeakMapGet = WeakMap.prototype.get;
 const WeakMapSet = WeakMap.prototype.set;
 const RegExpExec = RegExp.prototype.exec;
@@ -68,6 +69,23 @@ if (typeof SharedArrayBuffer === 'function') brandGetters[brandGetters.length] =
 const brandHas = [[WeakMap.prototype.has, 'a WeakMap'], [WeakSet.prototype.has, 'a WeakSet']];
 /** @type {new (body: string) => () => Promise<unknown>} */
 const AsyncFunction = ObjectGetPrototypeOf(async function () {}).constructor;
+
+/** The builtin prototypes (a `toJSON` a program puts on one is never looked at: json.js). */
+const BUILTIN_PROTOS = [Object, Function, Array, Number, Boolean, String, Symbol, BigInt, Date, RegExp, Error, AggregateError,
+  EvalError, RangeError, ReferenceError, SyntaxError, TypeError, URIError, Promise, Map, Set, WeakMap, WeakSet, ArrayBuffer,
+  DataView, ObjectGetPrototypeOf(Int8Array), Int8Array, Uint8Array, Uint8ClampedArray, Int16Array, Uint16Array, Int32Array,
+  Uint32Array, Float32Array, Float64Array, BigInt64Array, BigUint64Array].map((ctor) => ctor.prototype);
+
+/**
+ * Whether `o` is one of {@link BUILTIN_PROTOS}.
+ * @param {object} o
+ * @returns {boolean}
+ */
+function isBuiltinProto(o) {
+  if (o === ObjectProto || o === ArrayProto) return true;
+  for (let i = 0; i < BUILTIN_PROTOS.length; i++) if (BUILTIN_PROTOS[i] === o) return true;
+  return false;
+}
 
 /**
  * A list the guest fills: no prototype, so an index setter on `Array.prototype` never sees it.

@@ -6,7 +6,18 @@
  * code in the isolate, never on the host. The walk refuses functions, symbols, BigInt, cycles,
  * Promises, Maps, Sets and binary data, naming the path, and enforces the caps as it goes
  * (bytes, depth, nodes), so an exploding shared-reference graph stops at the cap.
- * json.test.ts checks it against JSON.stringify on generated values, without an isolate.
+ *
+ * A `toJSON` is a function too: an object with one of its own, or one from its class, is refused
+ * as not JSON (JSON.stringify would send whatever the method returns, not the data). Only a Date
+ * crosses through its builtin conversion (its ISO text, or null for an invalid date), and a
+ * `toJSON` the program put on a builtin prototype (Object.prototype, Array.prototype,
+ * Date.prototype, ...) is never looked at: the guest does not use what a program patched.
+ * Console lines and thrown values are text for a reader, not data: there (`callToJSON`) the
+ * program's own `toJSON` is called, as JSON.stringify would.
+ *
+ * One walk, no JSON.stringify of the whole value: JSON.stringify calls every `toJSON` before a
+ * replacer could see it, so it cannot tell the program's data from what a method returned.
+ * json.test.ts checks the walk against JSON.stringify on generated values, without an isolate.
  */
 /**
  * Why a value cannot cross: where (`args.a[2]`), what is wrong, and the cap passed, if one was.
@@ -33,12 +44,12 @@ function childPath(path, key) {
 }
 /**
  * What kind of object cannot cross as JSON, or undefined (told by brand checks with captured
- * builtins, never by what the object says about itself).
+ * builtins, never by what the object says about itself). `proto` is its prototype.
  * @param {object} value
+ * @param {object | null} proto
  * @returns {string | undefined}
  */
-function brandOf(value) {
-  const proto = ObjectGetPrototypeOf(value);
+function brandOf(value, proto) {
   if (proto === ObjectProto || proto === ArrayProto || proto === null) return undefined;
   if (ArrayBufferIsView(value)) return 'binary data (a typed array or DataView)';
   for (let i = 0; i < brandGetters.length; i++) {
@@ -50,73 +61,64 @@ function brandOf(value) {
   if (proto === PromiseProto) return 'a Promise (did you forget await?)';
   return undefined;
 }
-// The fast path: the engine's own JSON.stringify (a builtin: fast while the isolate's own code
-// is still cold) with a replacer that checks what the walk below checks for plain data, and
-// gives up (FALLBACK) on anything else: a value that is not a string, number, boolean, null,
-// undefined or an object the walk would send by its own keys (see plainEnough: not functions,
-// symbols, BigInt, Errors, Maps, Promises, binary data, boxed primitives), a cycle, a throw, or a
-// cap about to be passed
-// (nodes, depth, or a lower bound of the bytes). The walk then converts the value again and
-// names the refusal (or converts an Error or a boxed primitive); only then can a getter or toJSON
-// run twice. BigInt.prototype.toJSON
-// is locked by the bootstrap, so JSON.stringify never converts a BigInt the walk would refuse.
-const FALLBACK = ObjectFreeze({ __proto__: null });
+const TOJSON_REFUSED = 'has a toJSON method, and functions are not JSON (send what it returns instead)';
+/**
+ * The `toJSON` method the program gave `value` (its own, or its class's), or undefined; `proto`
+ * is its prototype. The lookup stops at the builtin prototypes, so one a program put there is
+ * not seen; it reads descriptors, so it runs only a toJSON getter (or a Proxy trap), as the
+ * program's code.
+ * @param {object} value
+ * @param {object | null} proto
+ * @returns {Function | undefined}
+ */
+function programToJSON(value, proto) {
+  if (ReflectApply(ObjectHasOwn, undefined, [value, 'toJSON'])) return toJSONOf(value, value);
+  for (let o = proto; o !== null && !isBuiltinProto(o); o = ObjectGetPrototypeOf(o)) {
+    if (ReflectApply(ObjectHasOwn, undefined, [o, 'toJSON'])) return toJSONOf(o, value);
+  }
+  return undefined;
+}
+/**
+ * The `toJSON` that `holder` defines for `value`, if it is a function.
+ * @param {object} holder @param {object} value
+ * @returns {Function | undefined}
+ */
+function toJSONOf(holder, value) {
+  const d = /** @type {PropertyDescriptor} */ (ObjectGetOwnPropertyDescriptor(holder, 'toJSON'));
+  const method = d.get !== undefined ? ReflectApply(d.get, value, []) : d.value;
+  return typeof method === 'function' ? method : undefined;
+}
+/**
+ * Whether `value`, an object that is not plain data, is a Date (by its internal slot: a program
+ * cannot fake or hide one).
+ * @param {object} value
+ * @returns {value is Date}
+ */
+function isDate(value) {
+  try { ReflectApply(DateGetTime, value, []); return true; } catch { return false; }
+}
+/**
+ * What JSON.stringify sends for a Date: its ISO text, or null when it is invalid.
+ * @param {Date} date
+ * @returns {string | null}
+ */
+function dateJson(date) {
+  return NumberIsFinite(ReflectApply(DateGetTime, date, [])) ? ReflectApply(DateToISOString, date, []) : null;
+}
+/**
+ * The conversion in progress: the containers being converted, outermost first, and the key each
+ * is under (a refusal's path is read from these, so none is built unless one is needed). A
+ * conversion works from `base` up and restores what it found when it ends: a getter or a Proxy
+ * trap may log or make a call, which converts a value of its own meanwhile.
+ */
+const ancestors = list();
+const keysAt = list();
+let base = 0;
+let depth = 0;
+let nodes = 0;
 /** @type {JsonCaps} */
-let fCaps = /** @type {any} */ (null);
-let fNodes = 0;
-let fBytes = 0;
-let fBase = 0;
-let fTop = 0;
-const fOpen = list(); // the containers JSON.stringify is inside, fBase..fTop-1, innermost last
-/** @this {unknown} @param {string} key @param {unknown} value @returns {unknown} */
-function fastReplacer(key, value) {
-  if (++fNodes > fCaps.maxNodes) throw FALLBACK;
-  fBytes += key.length + 1;
-  const t = typeof value;
-  if (t === 'string') {
-    fBytes += /** @type {string} */ (value).length;
-  } else if (t === 'number' || t === 'boolean' || t === 'undefined') {
-    fBytes += 1;
-  } else if (t !== 'object') {
-    throw FALLBACK;
-  } else if (value !== null) {
-    // The holder of this value is the innermost open container: close those JSON.stringify left.
-    const holder = this;
-    while (fTop > fBase && fOpen[fTop - 1] !== holder) fOpen[--fTop] = undefined;
-    if (fTop - fBase >= fCaps.maxDepth) throw FALLBACK;
-    const proto = ObjectGetPrototypeOf(value);
-    if (proto !== ObjectProto && proto !== ArrayProto && proto !== null && !plainEnough(/** @type {object} */ (value))) throw FALLBACK;
-    fOpen[fTop++] = value;
-  }
-  if (fBytes > fCaps.maxBytes) throw FALLBACK;
-  return value;
-}
-// Whether JSON.stringify converts this object exactly as the walk does: not a kind the walk
-// refuses, not an Error (the walk sends its name and message), not a boxed primitive (JSON.stringify
-// unwraps one, the walk sends its own keys). Class instances and arrays of a subclass pass.
-/** @param {object} value @returns {boolean} */
-function plainEnough(value) {
-  if (brandOf(value) !== undefined || isError(value)) return false;
-  for (let i = 0; i < boxedValueOf.length; i++) {
-    try { ReflectApply(boxedValueOf[i], value, []); return false; } catch { /* not this kind */ }
-  }
-  return true;
-}
-// JSON text of root, or FALLBACK. Re-entrant (a getter may make a tool call or log): each call
-// saves the state it found, works above the stack's current top, and restores the state.
-/** @param {unknown} root @param {JsonCaps} caps @returns {string | undefined | typeof FALLBACK} */
-function fastJson(root, caps) {
-  const savedCaps = fCaps; const savedNodes = fNodes; const savedBytes = fBytes; const savedBase = fBase; const savedTop = fTop;
-  fCaps = caps; fNodes = 0; fBytes = 0; fBase = savedTop;
-  try {
-    return JSONStringify(root, fastReplacer);
-  } catch {
-    return FALLBACK;
-  } finally {
-    while (fTop > savedTop) fOpen[--fTop] = undefined;
-    fCaps = savedCaps; fNodes = savedNodes; fBytes = savedBytes; fBase = savedBase; fTop = savedTop;
-  }
-}
+let walkCaps = /** @type {any} */ (null);
+
 /**
  * Converts a value to JSON text within `caps` (whose limit names a refusal reports). Throws a
  * Refusal.
@@ -128,112 +130,125 @@ function fastJson(root, caps) {
 function toJsonText(root, rootPath, caps) {
   // tools.x() with no arguments, the most common call: nothing to convert.
   if (root === undefined || root === null) return 'null';
-  const fast = fastJson(root, caps);
-  if (fast === FALLBACK) return walkJsonText(root, rootPath, caps);
-  const text = /** @type {string | undefined} */ (fast);
-  if (text === undefined) return 'null';
-  // Length in UTF-16 units is a lower bound of UTF-8 bytes; the host checks the exact byte count.
-  if (text.length > caps.maxBytes) return walkJsonText(root, rootPath, caps);
+  const savedBase = base;
+  const savedDepth = depth;
+  const savedNodes = nodes;
+  const savedCaps = walkCaps;
+  base = depth;
+  nodes = 0;
+  walkCaps = caps;
+  try {
+    let text;
+    try {
+      text = walk(root, rootPath);
+    } catch (e) {
+      if (e instanceof Refusal) throw e;
+      throw new Refusal(rootPath, 'could not be converted: ' + shortMessage(e));
+    }
+    if (text === undefined) text = 'null';
+    // Length in UTF-16 units is a lower bound of UTF-8 bytes; the host checks the exact byte count.
+    if (text.length > caps.maxBytes) throw tooBig(rootPath);
+    return text;
+  } finally {
+    while (depth > savedDepth) ancestors[--depth] = undefined;
+    base = savedBase;
+    depth = savedDepth;
+    nodes = savedNodes;
+    walkCaps = savedCaps;
+  }
+}
+/** The path of the innermost container being converted. */
+function containerPath() {
+  let text = /** @type {string} */ (keysAt[base]);
+  for (let i = base + 1; i < depth; i++) text = childPath(text, keysAt[i]);
   return text;
 }
-// The walk: converts a value or names exactly what cannot cross (path, problem, cap).
-/** @param {unknown} root @param {string} rootPath @param {JsonCaps} caps @returns {string} */
-function walkJsonText(root, rootPath, caps) {
-  let nodes = 0;
-  let chars = 0;
-  const ancestors = list();
-  let depth = 0;
-  // Paths are built only for a refusal: a value's place is (up, key), up being its parent's
-  // node { up, key } (null at the root, whose key is rootPath).
-  /** @param {PathNode | null} up @param {string | number} key @returns {string} */
-  function pathOf(up, key) {
-    const keys = list();
-    let n = 0;
-    keys[n++] = key;
-    while (up !== null) { keys[n++] = up.key; up = up.up; }
-    let text = /** @type {string} */ (keys[n - 1]);
-    for (let i = n - 2; i >= 0; i--) text = childPath(text, keys[i]);
-    return text;
-  }
-  /**
-   * JSON text of `value`, or undefined for what JSON leaves out (undefined).
-   * @param {any} value @param {PathNode | null} up @param {string | number} key
-   * @returns {string | undefined}
-   */
-  function walk(value, up, key) {
-    if (typeof value === 'object' && value !== null || typeof value === 'function') {
-      let toJSON;
-      try { toJSON = value.toJSON; } catch (e) { throw new Refusal(pathOf(up, key), 'threw while reading toJSON: ' + shortMessage(e)); }
-      if (typeof toJSON === 'function') {
-        try { value = ReflectApply(toJSON, value, [up === null ? '' : StringCtor(key)]); } catch (e) { throw new Refusal(pathOf(up, key), 'its toJSON() threw: ' + shortMessage(e)); }
-      }
+/** The path of the value under `key` in the innermost container (the root's: its own name). @param {string | number} key */
+function pathOf(key) {
+  return depth === base ? /** @type {string} */ (key) : childPath(containerPath(), key);
+}
+/** @param {string} path */
+function tooBig(path) {
+  return new Refusal(path, 'is larger than ' + walkCaps.maxBytes + ' bytes as JSON', walkCaps.bytesLimit, walkCaps.maxBytes);
+}
+/**
+ * JSON text of `value`, under `key` in the innermost container, or undefined for what JSON
+ * leaves out (undefined).
+ * @param {any} value @param {string | number} key
+ * @returns {string | undefined}
+ */
+function walk(value, key) {
+  const caps = walkCaps;
+  // The prototype of `value` while it is the object it was (undefined: not looked up).
+  let proto;
+  if ((typeof value === 'object' && value !== null) || (typeof value === 'function' && caps.callToJSON === true)) {
+    let toJSON;
+    try {
+      proto = ObjectGetPrototypeOf(value);
+      // Plain data needs no look in arguments and results: an enumerable toJSON is one of its
+      // values, refused below as a function, and one that is not enumerable is not its data.
+      toJSON = (proto === ObjectProto || proto === null) && caps.callToJSON !== true ? undefined : programToJSON(value, proto);
+    } catch (e) { throw new Refusal(pathOf(key), 'threw while reading toJSON: ' + shortMessage(e)); }
+    if (toJSON !== undefined) {
+      if (caps.callToJSON !== true) throw new Refusal(pathOf(key), TOJSON_REFUSED);
+      try { value = ReflectApply(toJSON, value, [depth === base ? '' : StringCtor(key)]); } catch (e) { throw new Refusal(pathOf(key), 'its toJSON() threw: ' + shortMessage(e)); }
+      proto = undefined;
+    } else if (proto !== ObjectProto && proto !== ArrayProto && proto !== null && isDate(value)) {
+      value = dateJson(value);
+      proto = undefined;
     }
-    if (++nodes > caps.maxNodes) throw new Refusal(pathOf(up, key), 'has more than ' + caps.maxNodes + ' values', caps.nodesLimit, caps.maxNodes);
-    let out;
-    switch (typeof value) {
-      case 'string': out = JSONStringify(value); break;
-      case 'number': out = NumberIsFinite(value) ? '' + value : 'null'; break;
-      case 'boolean': out = value ? 'true' : 'false'; break;
-      case 'undefined': return undefined;
-      case 'function': throw new Refusal(pathOf(up, key), 'is a function');
-      case 'symbol': throw new Refusal(pathOf(up, key), 'is a symbol');
-      case 'bigint': throw new Refusal(pathOf(up, key), 'is a BigInt (convert it to a string or number)');
-      default: {
-        if (value === null) { out = 'null'; break; }
-        for (let i = 0; i < depth; i++) if (ancestors[i] === value) throw new Refusal(pathOf(up, key), 'is a cycle (it contains itself)');
-        if (depth >= caps.maxDepth) throw new Refusal(pathOf(up, key), 'is nested deeper than ' + caps.maxDepth + ' levels', caps.depthLimit, caps.maxDepth);
-        const brand = brandOf(value);
-        if (brand !== undefined) throw new Refusal(pathOf(up, key), 'is ' + brand + ', which cannot cross as JSON');
-        /** @type {PathNode} */
-        const here = { __proto__: null, up, key };
-        ancestors[depth++] = value;
-        try {
-          if (ArrayIsArray(value)) {
-            const length = value.length;
-            out = '[';
-            for (let i = 0; i < length; i++) {
-              const item = walk(value[i], here, i);
-              out += (i === 0 ? '' : ',') + (item === undefined ? 'null' : item);
-              if ((chars + out.length) > caps.maxBytes) throw tooBig(pathOf(up, key));
-            }
-            out += ']';
-          } else {
-            const keys = isError(value) ? ['name', 'message'] : ObjectKeys(value);
-            out = '{';
-            let first = true;
-            for (let i = 0; i < keys.length; i++) {
-              const k = keys[i];
-              const item = walk(value[k], here, k);
-              if (item === undefined) continue;
-              out += (first ? '' : ',') + JSONStringify(k) + ':' + item;
-              first = false;
-              if ((chars + out.length) > caps.maxBytes) throw tooBig(pathOf(up, key));
-            }
-            out += '}';
-          }
-        } catch (e) {
-          if (e instanceof Refusal) throw e;
-          throw new Refusal(pathOf(up, key), 'threw while being read: ' + shortMessage(e));
-        } finally {
-          depth--;
-        }
-      }
-    }
-    return out;
   }
-  /** @param {string} path */
-  function tooBig(path) { return new Refusal(path, 'is larger than ' + caps.maxBytes + ' bytes as JSON', caps.bytesLimit, caps.maxBytes); }
-  let text;
+  if (++nodes > caps.maxNodes) throw new Refusal(pathOf(key), 'has more than ' + caps.maxNodes + ' values', caps.nodesLimit, caps.maxNodes);
+  switch (typeof value) {
+    case 'string': return JSONStringify(value);
+    case 'number': return NumberIsFinite(value) ? '' + value : 'null';
+    case 'boolean': return value ? 'true' : 'false';
+    case 'undefined': return undefined;
+    case 'function': throw new Refusal(pathOf(key), 'is a function');
+    case 'symbol': throw new Refusal(pathOf(key), 'is a symbol');
+    case 'bigint': throw new Refusal(pathOf(key), 'is a BigInt (convert it to a string or number)');
+  }
+  if (value === null) return 'null';
+  for (let i = base; i < depth; i++) if (ancestors[i] === value) throw new Refusal(pathOf(key), 'is a cycle (it contains itself)');
+  if (depth - base >= caps.maxDepth) throw new Refusal(pathOf(key), 'is nested deeper than ' + caps.maxDepth + ' levels', caps.depthLimit, caps.maxDepth);
+  if (proto === undefined) proto = ObjectGetPrototypeOf(value);
+  const plain = proto === ObjectProto || proto === ArrayProto || proto === null;
+  const brand = plain ? undefined : brandOf(value, proto);
+  if (brand !== undefined) throw new Refusal(pathOf(key), 'is ' + brand + ', which cannot cross as JSON');
+  keysAt[depth] = key;
+  ancestors[depth++] = value;
+  let out;
   try {
-    text = walk(root, null, rootPath);
+    if (ArrayIsArray(value)) {
+      const length = value.length;
+      out = '[';
+      for (let i = 0; i < length; i++) {
+        const item = walk(value[i], i);
+        out += (i === 0 ? '' : ',') + (item === undefined ? 'null' : item);
+        if (out.length > caps.maxBytes) throw tooBig(containerPath());
+      }
+      out += ']';
+    } else {
+      const keys = !plain && isError(value) ? ['name', 'message'] : ObjectKeys(value);
+      out = '{';
+      let first = true;
+      for (let i = 0; i < keys.length; i++) {
+        const k = keys[i];
+        const item = walk(value[k], k);
+        if (item === undefined) continue;
+        out += (first ? '' : ',') + JSONStringify(k) + ':' + item;
+        first = false;
+        if (out.length > caps.maxBytes) throw tooBig(containerPath());
+      }
+      out += '}';
+    }
   } catch (e) {
     if (e instanceof Refusal) throw e;
-    throw new Refusal(rootPath, 'could not be converted: ' + shortMessage(e));
+    throw new Refusal(containerPath(), 'threw while being read: ' + shortMessage(e));
+  } finally {
+    ancestors[--depth] = undefined;
   }
-  if (text === undefined) text = 'null';
-  // Length in UTF-16 units is a lower bound of UTF-8 bytes; the host checks the exact byte count.
-  if (text.length > caps.maxBytes) throw tooBig(rootPath);
-  return text;
+  return out;
 }
 /**
  * A short readable account of a thrown value (never throws).

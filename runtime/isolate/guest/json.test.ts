@@ -27,6 +27,9 @@ const KINDS = {
   promise: 'is a Promise (did you forget await?), which cannot cross as JSON',
   bytes: 'is binary data (a typed array or DataView), which cannot cross as JSON',
   cycle: 'is a cycle (it contains itself)',
+  // Its own toJSON is one of its values, a function; one from its class is refused on the object.
+  ownToJSON: 'is a function',
+  classToJSON: 'has a toJSON method, and functions are not JSON (send what it returns instead)',
 } as const;
 type Kind = keyof typeof KINDS;
 
@@ -48,6 +51,8 @@ const guest = loadGuestParts<{ convert: (text: string, caps: object) => string |
         case 'promise': return Promise.resolve(1);
         case 'bytes': return new Uint8Array(2);
         case 'cycle': return ancestors[0];
+        case 'ownToJSON': return { a: 1, toJSON() { throw new Error('called'); } };
+        case 'classToJSON': return new (class Money { toJSON() { throw new Error('called'); } })();
       }
     }
     const out = Array.isArray(spec) ? [] : {};
@@ -156,7 +161,8 @@ describe('the guest JSON walker', () => {
       fc.property(withPlace, ({ v, place, kind }) => {
         const spec = insert(v, place, { [HOSTILE]: kind });
         const out = guest.convert(JSON.stringify(spec), caps());
-        expect(out).toEqual({ path: place.reduce<string>(childPath, 'args'), problem: KINDS[kind], limit: undefined, value: undefined });
+        const path = place.reduce<string>(childPath, 'args');
+        expect(out).toEqual({ path: kind === 'ownToJSON' ? childPath(path, 'toJSON') : path, problem: KINDS[kind], limit: undefined, value: undefined });
       }),
       { numRuns: 500 },
     );

@@ -33,9 +33,6 @@ if ((/** @this {unknown} */ function () { return this; })() !== undefined) throw
 // locked before any program exists.
 ObjectFreeze(PromiseProto);
 ObjectDefineProperty(PromiseCtor, SymbolSpecies, { configurable: false });
-// JSON.stringify converts a BigInt through BigInt.prototype.toJSON; the fast JSON path relies on
-// there being none (a BigInt never crosses).
-ObjectDefineProperty(BigIntProto, 'toJSON', { value: undefined, writable: false, enumerable: false, configurable: false });
 
 // A resizable ArrayBuffer grows outside isolated-vm's memoryLimit (1 GiB filled under
 // memoryMb=64, measured): without resize, one can be made but never grown.

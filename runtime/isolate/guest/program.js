@@ -45,7 +45,7 @@ function describeThrown(e) {
       // undefined, NaN, Infinity, a symbol or a BigInt: JSON would say null, or nothing at all.
       message = 'Uncaught ' + StringCtor(e) + (typeof e === 'bigint' ? 'n' : '');
     } else {
-      try { message = 'Uncaught ' + toJsonText(e, 'thrown', { __proto__: null, maxBytes: runCaps.maxResultBytes, maxDepth: 64, maxNodes: 1e9 }); }
+      try { message = 'Uncaught ' + toJsonText(e, 'thrown', { __proto__: null, maxBytes: runCaps.maxResultBytes, maxDepth: 64, maxNodes: 1e9, callToJSON: true }); }
       catch { message = 'Uncaught ' + shortMessage(e); }
     }
   }

@@ -362,6 +362,20 @@ export function describeRunnerContract(label: string, makeRunner: () => ProgramR
         expect(f).toMatchObject({ kind: 'limit', limit: 'cpuMs', value: 150 });
       });
 
+      it('counts CPU spent after the program returned: a self-rescheduling promise chain ends at cpuMs, not in success', async () => {
+        for (const js of [
+          'const spin = () => Promise.resolve().then(spin); spin(); return 1;',
+          'const r = await tools.echo({}); (async () => { for (let i = 0; i < 3; i++) await null; for (;;) {} })(); return r;',
+        ]) {
+          const { outcome } = await runProgram(runner, js, { limits: { cpuMs: 150 } });
+          expect(failureOf(outcome), js).toMatchObject({ kind: 'limit', limit: 'cpuMs', value: 150 });
+        }
+        // Work after the return that stays within the budget changes nothing.
+        const { value, outcome } = await runProgram(runner, 'let n = 0; const more = () => { if (++n < 1000) Promise.resolve().then(more); }; more(); return 7;', { limits: { cpuMs: 150 } });
+        expect(outcome.ok).toBe(true);
+        expect(value).toBe(7);
+      });
+
       it('stops a loop that starts after a tool result at cpuMs', async () => {
         const f = failureOf((await runProgram(runner, 'await tools.echo({}); let i = 0; for (;;) i++;', { limits: { cpuMs: 150 } })).outcome);
         expect(f).toMatchObject({ kind: 'limit', limit: 'cpuMs', value: 150 });

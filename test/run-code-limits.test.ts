@@ -39,6 +39,12 @@ describe.each(runnerModes())('run_code limits (%s)', (mode) => {
     await healthy(s);
   });
 
+  it('counts CPU spent after the program returned: a promise chain it left spinning ends the run at cpuMs', async () => {
+    const s = setup({ cpuMs: 200 });
+    await endsWith(s, 'const spin = () => Promise.resolve().then(spin);\nspin();\nreturn "done";', 'cpuMs', 200);
+    await healthy(s);
+  });
+
   it('ends a run that outlives wallMs while awaiting a tool, and cancels the child', async () => {
     const s = setup({ wallMs: 1_500 });
     await s.value('return 0;'); // start the sandbox before the timed run

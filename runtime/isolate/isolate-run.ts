@@ -79,6 +79,12 @@ class IsolateRun implements StoppableRun {
   private callsSeen = 0;
   /** Set when the guest passed a cap mid-slice: the slice was stopped and the run ends so. */
   private sliceStop: RunFailure | undefined;
+  /**
+   * The program's end, reported during the running slice. It takes effect once the slice is
+   * over, after what stopped the slice: microtasks the program left behind run on after its
+   * return, and their CPU time, memory, calls and logs count like any other.
+   */
+  private pendingEnd: GuestEnd | undefined;
   /** The run settled during a slice: dispose the isolate once the slice returns. */
   private disposeAfterSlice = false;
   /** Call ids only grow (the guest numbers calls in order), so a replayed id is refused without a set. */
@@ -195,11 +201,15 @@ class IsolateRun implements StoppableRun {
       this.inSlice = false;
     }
     const ranFullBudget = performance.now() - began >= timeout - 1;
-    // What the guest sent happened before the slice ended, so it is handled first (its end, a
-    // limit it reported, its calls), then whatever stopped the slice.
+    // What the guest sent happened before the slice ended, so it is handled first (a limit it
+    // reported, its calls; its end is kept, and what it sends after the end is late), then
+    // whatever stopped the slice, then the CPU time it used, and only then the end.
     const inbox = this.inbox;
     this.inbox = [];
-    for (let i = 0; i < inbox.length; i += 2) this.onMessage(inbox[i], inbox[i + 1]);
+    for (let i = 0; i < inbox.length; i += 2) {
+      if (this.pendingEnd === undefined) this.onMessage(inbox[i], inbox[i + 1]);
+      else this.late(inbox[i], inbox[i + 1]);
+    }
     if (this.sliceStop !== undefined) this.finish(this.sliceStop);
     else if (failed && !this.settled) this.onSliceError(failure, ranFullBudget);
     if (this.disposeAfterSlice) {
@@ -208,6 +218,7 @@ class IsolateRun implements StoppableRun {
     }
     if (this.settled) return;
     if (this.usedCpuMs() > this.request.limits.cpuMs) return this.failCpu();
+    if (this.pendingEnd !== undefined) return this.onEnd(this.pendingEnd);
     if (this.held !== undefined) {
       const held = this.held;
       this.held = undefined;
@@ -232,7 +243,8 @@ class IsolateRun implements StoppableRun {
       this.failMemory();
     } else if (message === TIMED_OUT && ranFullBudget) {
       this.failCpu();
-    } else {
+    } else if (this.pendingEnd === undefined) {
+      // (One in the slice that ended the program is not reported: the run is over.)
       // isolated-vm's own words for a reason it could not read (a throwing getter, a Proxy).
       const reason = message.startsWith('An object was thrown from supplied code within isolated-vm') ? 'a value whose message could not be read' : message;
       this.onLog('warn', `Unhandled promise rejection: ${reason.length > 500 ? `${reason.slice(0, 500)}...` : reason}`);
@@ -262,7 +274,8 @@ class IsolateRun implements StoppableRun {
       case 'limit':
         return this.failLogBytes();
       case 'end':
-        return this.onEnd(message.end);
+        this.pendingEnd = message.end;
+        return;
       case 'malformed':
         return this.protocolError(message.problem);
     }

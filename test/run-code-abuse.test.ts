@@ -41,21 +41,28 @@ describe.each(runnerModes())('run_code bridge abuse (%s)', (mode) => {
         if (e.toolName === 'echo') seen = e.args;
         return undefined;
       });
-      const v = await s.value('try { return (await tools.echo({ text: new Date(0) })).echoed; } catch (e) { return e instanceof ToolCallError; }');
-      if (v.result !== true) {
-        expect(v.result).toBe('1970-01-01T00:00:00.000Z');
-        expect(seen).toEqual({ text: '1970-01-01T00:00:00.000Z' });
-      }
+      const v = await s.value('const r = await tools.echo({ text: new Date(0) }); return [typeof r.echoed, r.echoed];');
+      expect(v.result).toEqual(['string', '1970-01-01T00:00:00.000Z']);
+      expect(seen).toEqual({ text: '1970-01-01T00:00:00.000Z' });
     });
 
-    it('runs a getter with side effects inside the isolate only', async () => {
+    it('runs a getter with side effects inside the isolate only, once, and the host gets plain data', async () => {
       const s = setup();
+      let seen: unknown;
+      s.host.hooks.preExecute((e) => {
+        if (e.toolName === 'echo') seen = e.args;
+        return undefined;
+      });
       const v = await s.value(`
         let reads = 0;
         const args = { get text() { reads++; return "g" + reads; } };
-        try { const r = await tools.echo(args); return [r.echoed, reads]; } catch (e) { return [e instanceof ToolCallError, reads]; }
+        const r = await tools.echo(args);
+        return [r.echoed, reads];
       `);
-      expect(Array.isArray(v.result)).toBe(true);
+      // The getter ran once, in the isolate, while the arguments were converted to JSON text.
+      expect(v.result).toEqual(['g1', 1]);
+      // The host received a copy: a data property holding the value the getter returned then.
+      expect(Object.getOwnPropertyDescriptor(seen as object, 'text')).toEqual({ value: 'g1', writable: false, enumerable: true, configurable: false });
       await healthy(s);
     });
   });
@@ -132,10 +139,13 @@ describe.each(runnerModes())('run_code bridge abuse (%s)', (mode) => {
       await healthy(s);
     });
 
-    it('keeps the bridge working when the program monkey-patches Promise, JSON and Object', async () => {
+    it('keeps the bridge working when the program monkey-patches Promise, JSON, Object, Array and Function', async () => {
       const s = setup();
       const r = await s.run(`
         const realThen = Promise.prototype.then;
+        Function.prototype.call = function () { throw new Error("no call"); };
+        Function.prototype.apply = function () { throw new Error("no apply"); };
+        Array.prototype[Symbol.iterator] = function () { throw new Error("no iteration"); };
         JSON.stringify = () => '{"text":"hijacked"}';
         JSON.parse = () => ({ echoed: "forged" });
         Object.prototype.toJSON = function () { return "forged"; };
@@ -148,8 +158,9 @@ describe.each(runnerModes())('run_code bridge abuse (%s)', (mode) => {
         const a = await tools.echo({ text: "real" });
         return a.echoed;
       `);
-      if (!r.isError) expect(r.value).toMatchObject({ result: 'real' });
-      else expect(r.error?.message).toMatch(/threw|limit/);
+      expect(r.error).toBeUndefined();
+      expect(r.value).toMatchObject({ result: 'real' });
+      expect(s.events.filter((e) => e.type === 'tool/ptc-dispatch').map((e) => (e as { args: unknown }).args)).toEqual([{ text: 'real' }]);
       await healthy(s);
     });
 

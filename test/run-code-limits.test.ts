@@ -31,11 +31,11 @@ describe.each(runnerModes())('run_code limits (%s)', (mode) => {
     await healthy(s);
   });
 
-  it('ends an endless microtask loop at cpuMs or wallMs', async () => {
-    const s = setup({ cpuMs: 200, wallMs: 2_000 });
-    const r = await s.run('for (;;) await null;');
-    expect(r.isError).toBe(true);
-    expect(r.error?.message).toMatch(/cpuMs=200|wallMs=2000/);
+  it('ends an endless microtask loop at cpuMs, as a synchronous one', async () => {
+    // Microtasks run inside the slice, under its timeout of the CPU budget: the wall deadline,
+    // far off here, plays no part.
+    const s = setup({ cpuMs: 200, wallMs: 30_000 });
+    await endsWith(s, 'for (;;) await null;', 'cpuMs', 200);
     await healthy(s);
   });
 

@@ -12,14 +12,14 @@ const resolve = {
 
 /**
  * Two projects. `unit`: the co-located tests of the layers that never load isolated-vm or start
- * sandbox processes, in worker threads (fast start; `npm run test:unit` is the inner loop).
+ * sandbox processes (and of the isolate's guest, run in node:vm), in worker threads (fast start; `npm run test:unit` is the inner loop).
  * `e2e`: everything else (`test/`, the runtime, the adapters), each file in a forked process
  * started with `--no-node-snapshot`, as isolated-vm's README requires on Node 20+.
  *
  * Type-level tests (`*.test-d.ts`) are checked once, by `tsc --noEmit` in `npm test`: vitest's own
  * typecheck would run the compiler over the same files a second time.
  */
-const UNIT = ['tools/**/*.test.ts', 'codegen/**/*.test.ts', 'bridge/**/*.test.ts', 'cli/**/*.test.ts', 'otel/**/*.test.ts'];
+const UNIT = ['tools/**/*.test.ts', 'codegen/**/*.test.ts', 'bridge/**/*.test.ts', 'cli/**/*.test.ts', 'otel/**/*.test.ts', 'runtime/isolate/guest/**/*.test.ts'];
 
 export default defineConfig({
   resolve,

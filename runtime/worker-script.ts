@@ -5,9 +5,13 @@
  * `.ts` file: it is bundled once with esbuild into `node_modules/.cache/ptc-runtime/` of this
  * package (named by a hash of its content, written atomically), where Node still resolves the
  * external packages from the package's `node_modules`.
+ *
+ * A worker under the OS sandbox sees no file of this package: it gets its script as one
+ * self-contained file ({@link bundleWorkerScript}), the source bundle above or, when built, the
+ * compiled script bundled in memory (the compiled `.js` imports its siblings).
  */
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -42,6 +46,33 @@ export function resolveWorkerScript(script: WorkerScript): Promise<string> {
   return found;
 }
 
+const bundled = new Map<string, Promise<Uint8Array>>();
+
+/**
+ * The script as one ES module file that needs nothing beside it but its external packages
+ * (resolved from `node_modules` next to wherever it is placed): what a sandbox process runs
+ * under the OS sandbox. Cached per process.
+ */
+export function bundleWorkerScript(script: WorkerScript): Promise<Uint8Array> {
+  const key = `${script.besideUrl}#${script.name}`;
+  let found = bundled.get(key);
+  if (found === undefined) {
+    found = bundleOnce(script).catch((err: unknown) => {
+      bundled.delete(key);
+      throw err;
+    });
+    bundled.set(key, found);
+  }
+  return found;
+}
+
+async function bundleOnce(script: WorkerScript): Promise<Uint8Array> {
+  const here = fileURLToPath(script.besideUrl);
+  const built = join(dirname(here), `${script.name}.js`);
+  if (here.endsWith('.js') && existsSync(built)) return bundle(built, script);
+  return readFileSync(await resolveWorkerScript(script));
+}
+
 async function locate(script: WorkerScript): Promise<string> {
   const here = fileURLToPath(script.besideUrl);
   const dir = dirname(here);
@@ -51,9 +82,24 @@ async function locate(script: WorkerScript): Promise<string> {
   }
   const source = join(dir, `${script.name}.ts`);
   if (!existsSync(source)) throw new Error(`${script.name} script not found next to ${here}`);
+  const text = await bundle(source, script);
+  const hash = createHash('sha256').update(text).digest('hex').slice(0, 16);
+  const cacheDir = join(resolve(dirname(fileURLToPath(import.meta.url)), '..'), 'node_modules', '.cache', 'ptc-runtime');
+  const file = join(cacheDir, `${script.name}-${hash}.mjs`);
+  if (!existsSync(file)) {
+    mkdirSync(cacheDir, { recursive: true });
+    const temp = `${file}.${process.pid}.tmp`;
+    writeFileSync(temp, text);
+    renameSync(temp, file);
+  }
+  return file;
+}
+
+/** `entry` and everything it imports but the script's `external` packages, as one ES module. */
+async function bundle(entry: string, script: WorkerScript): Promise<Uint8Array> {
   const { build } = await import('esbuild');
   const result = await build({
-    entryPoints: [source],
+    entryPoints: [entry],
     bundle: true,
     platform: 'node',
     format: 'esm',
@@ -65,15 +111,5 @@ async function locate(script: WorkerScript): Promise<string> {
     write: false,
     logLevel: 'silent',
   });
-  const text = result.outputFiles[0]!.contents;
-  const hash = createHash('sha256').update(text).digest('hex').slice(0, 16);
-  const cacheDir = join(resolve(dirname(fileURLToPath(import.meta.url)), '..'), 'node_modules', '.cache', 'ptc-runtime');
-  const file = join(cacheDir, `${script.name}-${hash}.mjs`);
-  if (!existsSync(file)) {
-    mkdirSync(cacheDir, { recursive: true });
-    const temp = `${file}.${process.pid}.tmp`;
-    writeFileSync(temp, text);
-    renameSync(temp, file);
-  }
-  return file;
+  return result.outputFiles[0]!.contents;
 }

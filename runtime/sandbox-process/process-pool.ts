@@ -4,11 +4,12 @@
  * that passed a limit, crashed, misbehaved or served `maxRunsPerProcess` runs is killed instead,
  * and the pool starts a replacement in the background so the next run finds a warm one.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
+import type { BubblewrapSandbox, NoOsSandbox, OsSandboxKind } from '../os-sandbox/index.js';
 import { SandboxProcess } from './sandbox-process.js';
-import { resolveWorkerEntry } from './worker-entry.js';
+import { resolveWorkerEntry, resolveWorkerSource } from './worker-entry.js';
 
 /** Options for {@link ProcessPool}. */
 export interface ProcessPoolOptions {
@@ -21,6 +22,8 @@ export interface ProcessPoolOptions {
   readonly maxRunsPerProcess: number;
   /** Worker script; resolved automatically when absent. */
   readonly workerEntry?: string;
+  /** Start processes under bubblewrap, or not. */
+  readonly osSandbox: BubblewrapSandbox | NoOsSandbox;
   /** Observes process life: started, killed, exited. */
   readonly onProcessEvent?: (event: ProcessEvent) => void;
 }
@@ -29,6 +32,8 @@ export interface ProcessPoolOptions {
 export interface ProcessEvent {
   readonly kind: 'started' | 'exited';
   readonly pid: number | undefined;
+  /** For `started`: what confines it (`pid` is the sandboxed worker's, not bubblewrap's). */
+  readonly osSandbox?: OsSandboxKind;
   /** For `exited`: why the host killed it, or how it ended. */
   readonly detail?: string;
 }
@@ -46,6 +51,7 @@ export class ProcessPool {
   private readonly waiters: Waiter[] = [];
   private closed = false;
   private cwd: string | undefined;
+  private sandboxWorker: Promise<{ name: string; source: Uint8Array }> | undefined;
 
   constructor(private readonly options: ProcessPoolOptions) {}
 
@@ -140,9 +146,17 @@ export class ProcessPool {
   private async start(): Promise<SandboxProcess> {
     this.starting++;
     try {
-      const entry = this.options.workerEntry ?? (await resolveWorkerEntry());
+      const { osSandbox, workerEntry } = this.options;
+      const entry = workerEntry ?? (osSandbox.kind === 'bubblewrap' ? '' : await resolveWorkerEntry());
+      const worker = osSandbox.kind === 'bubblewrap' ? await this.workerForSandbox() : undefined;
       this.cwd ??= mkdtempSync(join(tmpdir(), 'ptc-sandbox-'));
-      const process = await SandboxProcess.spawn({ entry, cwd: this.cwd, memoryMb: this.options.memoryMb, startTimeoutMs: this.options.startTimeoutMs });
+      const process = await SandboxProcess.spawn({
+        entry,
+        cwd: this.cwd,
+        memoryMb: this.options.memoryMb,
+        startTimeoutMs: this.options.startTimeoutMs,
+        ...(osSandbox.kind === 'bubblewrap' && worker ? { osSandbox: { sandbox: osSandbox, worker } } : {}),
+      });
       if (this.closed) {
         process.kill('the runner closed');
         throw new Error('the process runner is closed');
@@ -150,7 +164,7 @@ export class ProcessPool {
       this.alive.add(process);
       // Until a run takes it, a process has nothing to say: anything it sends is hostile.
       process.onMessage = () => process.kill('it sent a message before any run was assigned to it');
-      this.options.onProcessEvent?.({ kind: 'started', pid: process.pid });
+      this.options.onProcessEvent?.({ kind: 'started', pid: process.pid, osSandbox: process.osSandbox });
       process.onExit = (exit) => {
         this.alive.delete(process);
         const at = this.idle.indexOf(process);
@@ -162,5 +176,20 @@ export class ProcessPool {
     } finally {
       this.starting--;
     }
+  }
+
+  /**
+   * The script a process runs under bubblewrap, which holds no file of this package: the worker
+   * bundled into one file, or a custom `workerEntry` as it is (it must then be self-contained).
+   */
+  private workerForSandbox(): Promise<{ name: string; source: Uint8Array }> {
+    const { workerEntry } = this.options;
+    this.sandboxWorker ??= (
+      workerEntry === undefined ? resolveWorkerSource().then((source) => ({ name: 'worker.mjs', source })) : Promise.resolve({ name: basename(workerEntry), source: readFileSync(workerEntry) })
+    ).catch((err: unknown) => {
+      this.sandboxWorker = undefined;
+      throw err;
+    });
+    return this.sandboxWorker;
   }
 }

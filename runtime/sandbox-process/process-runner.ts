@@ -7,11 +7,16 @@
  * process, which the host SIGKILLs and replaces, and the run ends with a failure naming what
  * happened. The worker script is `worker.js` beside this module when built, or bundled on the
  * fly by esbuild when running from the TypeScript sources (see worker-entry.ts).
+ *
+ * On Linux each process starts under bubblewrap where it works (`osSandbox`, default `auto`; see
+ * runtime/os-sandbox): a program that escaped its isolate would find itself in a process with no
+ * network, no view of the host's files, processes or environment.
  */
 import type { GuestBridge, ProgramRunner, RunRequest } from '../program-runner.js';
 import { RunRequestError, validateRunRequest, type LateCallEvent } from '../isolate/index.js';
 import { abortMessage, type StoppableRun } from '../run-checks.js';
 import { limitFailure } from '../../bridge/limit-failure.js';
+import { resolveOsSandbox, type OsSandboxKind, type OsSandboxMode } from '../os-sandbox/index.js';
 import { ProcessPool, type ProcessEvent } from './process-pool.js';
 import { executeProcessRun, type ProcessRunOutcome } from './process-run.js';
 
@@ -31,8 +36,19 @@ export interface ProcessRunnerOptions {
   readonly startTimeoutMs?: number;
   /** Runs a process serves before it is replaced. Default 100. */
   readonly maxRunsPerProcess?: number;
-  /** The worker script (defaults to the one shipped beside this module). */
+  /**
+   * The worker script (defaults to the one shipped beside this module). Under the OS sandbox it
+   * is copied into the sandbox alone, so it must be self-contained (isolated-vm is resolvable).
+   */
   readonly workerEntry?: string;
+  /**
+   * `auto` (default): start processes under bubblewrap where it works, else without it (said
+   * once on stderr; see {@link ProcessRunner.osSandbox}); `require`: throw
+   * `OsSandboxUnavailableError` from here when it cannot be used; `off`: never.
+   */
+  readonly osSandbox?: OsSandboxMode;
+  /** The bubblewrap binary (default: `PTC_BWRAP`, else `bwrap` on `PATH`). */
+  readonly bwrapPath?: string;
   /** A call arrived for no run this host assigned (a bridge's own `onLateCall` hears its run's late calls). */
   readonly onLateCall?: (event: LateCallEvent) => void;
   /** Process lifecycle events (started, exited with why). */
@@ -54,6 +70,8 @@ export interface ProcessRunner extends ProgramRunner {
   /** Resolves once `poolSize` processes are started and idle. */
   warmUp(): Promise<void>;
   stats(): ProcessRunnerStats;
+  /** What confines this runner's processes: `bubblewrap`, or `none` (`off`, or `auto` where it is unavailable). */
+  readonly osSandbox: OsSandboxKind;
 }
 
 function notifyQueued(bridge: GuestBridge, waiting: boolean): void {
@@ -66,6 +84,7 @@ function notifyQueued(bridge: GuestBridge, waiting: boolean): void {
 
 /** Creates the sandbox-process runner. */
 export function createProcessRunner(options: ProcessRunnerOptions = {}): ProcessRunner {
+  const osSandbox = resolveOsSandbox({ mode: options.osSandbox, ...(options.bwrapPath !== undefined ? { bwrapPath: options.bwrapPath } : {}) });
   const maxProcesses = Math.max(1, Math.floor(options.maxProcesses ?? 4));
   const pool = new ProcessPool({
     size: Math.min(maxProcesses, Math.max(0, Math.floor(options.poolSize ?? 1))),
@@ -74,6 +93,7 @@ export function createProcessRunner(options: ProcessRunnerOptions = {}): Process
     startTimeoutMs: options.startTimeoutMs ?? 15_000,
     maxRunsPerProcess: Math.max(1, options.maxRunsPerProcess ?? 100),
     workerEntry: options.workerEntry,
+    osSandbox,
     onProcessEvent: options.onProcessEvent,
   });
   /** Runs executing in a process (the runner's close stops them). */
@@ -137,6 +157,7 @@ export function createProcessRunner(options: ProcessRunnerOptions = {}): Process
     run,
     warmUp: () => pool.fill(),
     stats: () => ({ ready: pool.ready, processes: pool.size, active }),
+    osSandbox: osSandbox.kind,
     async close() {
       closed = true;
       for (const running of [...runs]) running.stop(new Error('the runner was closed'));

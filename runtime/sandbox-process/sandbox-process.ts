@@ -4,10 +4,18 @@
  * measured from `/proc` (resident memory and CPU time, never trusting what the child says about
  * itself), and killed with SIGKILL. Everything it sends is untrusted: a frame over the cap or
  * not JSON kills it.
+ *
+ * Under the OS sandbox the child is bubblewrap, which starts the worker in its namespaces (see
+ * runtime/os-sandbox) and stays as its parent. bwrap reports the worker's pid on an info fd;
+ * that pid is what {@link SandboxProcess.pid} names and what /proc is read by. Killing bwrap
+ * kills the worker (`--die-with-parent`), and bwrap exits with the worker's status (128 + n
+ * for a signal n, translated back here).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess, type StdioPipe } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { constants } from 'node:os';
 import type { Readable, Writable } from 'node:stream';
+import type { BubblewrapSandbox, OsSandboxKind } from '../os-sandbox/index.js';
 import { encodeFrame, FrameError, FrameReader } from './frames.js';
 import { readWorkerMessage, WireProtocolError, type HostToWorker, type WorkerToHost } from './wire.js';
 
@@ -28,6 +36,8 @@ export interface SandboxSpawnOptions {
   /** `memoryLimit` of the worker's warm isolate. */
   readonly memoryMb: number;
   readonly startTimeoutMs: number;
+  /** Start it under bubblewrap, running this self-contained copy of the worker script instead of `entry`. */
+  readonly osSandbox?: { readonly sandbox: BubblewrapSandbox; readonly worker: { readonly name: string; readonly source: Uint8Array } };
 }
 
 const STDERR_TAIL_BYTES = 4096;
@@ -51,8 +61,14 @@ export class SandboxProcess {
   /** CPU time read when the process last went idle; see {@link takeStartCpuMs}. */
   private idleCpuMs: number | undefined;
   private readonly input: Writable;
+  /** The worker's pid when bubblewrap started it (bwrap's own pid is `child.pid`). */
+  private sandboxedPid: number | undefined;
 
-  private constructor(private readonly child: ChildProcess) {
+  private constructor(
+    private readonly child: ChildProcess,
+    /** What confines the worker. */
+    readonly osSandbox: OsSandboxKind,
+  ) {
     const stdio = child.stdio as unknown as [null, null, Readable, Writable, Readable];
     this.input = stdio[3];
     this.input.on('error', () => undefined);
@@ -72,23 +88,83 @@ export class SandboxProcess {
       }
     });
     stdio[4].on('error', () => undefined);
-    child.on('exit', (code, signal) => {
+    child.on('exit', (exitCode, exitSignal) => {
+      let [code, signal] = [exitCode, exitSignal];
+      // bwrap reports a worker killed by signal n as exit code 128 + n.
+      const bySignal = osSandbox === 'bubblewrap' && code !== null && code > 128 ? signalName(code - 128) : undefined;
+      if (bySignal !== undefined) [code, signal] = [null, bySignal];
       this.exited = { code, signal, killedFor: this.killedFor, stderrTail: this.stderrTail };
       this.onRunExit?.(this.exited);
       this.onExit?.(this.exited);
     });
   }
 
-  /** Starts a sandbox process and waits for its `ready` message. */
+  /** Starts a sandbox process and waits for its `ready` message (and, under bubblewrap, the worker's pid). */
   static spawn(options: SandboxSpawnOptions): Promise<SandboxProcess> {
-    const child = spawn(process.execPath, ['--no-node-snapshot', options.entry, String(options.memoryMb)], {
+    const nodeArgs = (script: string) => ['--no-node-snapshot', script, String(options.memoryMb)];
+    const stdio: ('ignore' | StdioPipe)[] = ['ignore', 'ignore', 'pipe', 'pipe', 'pipe'];
+    if (options.osSandbox === undefined) {
+      const child = spawn(process.execPath, nodeArgs(options.entry), { cwd: options.cwd, env: {}, stdio, windowsHide: true });
+      return SandboxProcess.started(new SandboxProcess(child, 'none'), child, options, Promise.resolve());
+    }
+    const { sandbox, worker } = options.osSandbox;
+    const launch = sandbox.launch({ ...worker, nodeArgs });
+    for (const fd of [launch.infoFd, ...launch.feeds.keys()]) {
+      while (stdio.length <= fd) stdio.push('ignore');
+      stdio[fd] = 'pipe';
+    }
+    const child = spawn(launch.file, [...launch.args], {
       cwd: options.cwd,
       env: {},
-      stdio: ['ignore', 'ignore', 'pipe', 'pipe', 'pipe'],
+      stdio,
       windowsHide: true,
+      ...(launch.uid !== undefined && launch.gid !== undefined ? { uid: launch.uid, gid: launch.gid } : {}),
     });
-    const sandbox = new SandboxProcess(child);
+    const sandboxed = new SandboxProcess(child, 'bubblewrap');
+    for (const [fd, bytes] of launch.feeds) {
+      const feed = child.stdio[fd] as Writable | null;
+      feed?.on('error', () => undefined);
+      feed?.end(bytes);
+    }
+    return SandboxProcess.started(sandboxed, child, options, sandboxed.readSandboxedPid(child, child.stdio[launch.infoFd] as Readable | null));
+  }
+
+  /**
+   * Resolves once bwrap wrote `{ "child-pid": N, ... }` to its info fd; rejects when the process
+   * exits first (a start that is still waiting for `ready` fails with the exit's own account,
+   * which names bwrap's error). A process that does not report its pid is killed.
+   */
+  private readSandboxedPid(child: ChildProcess, info: Readable | null): Promise<void> {
     return new Promise((resolve, reject) => {
+      child.once('exit', () => reject(new Error('bubblewrap did not report the pid of the sandboxed worker')));
+      const fail = () => {
+        const timer = setTimeout(() => this.kill('bubblewrap did not report the pid of the sandboxed worker'), 1000);
+        timer.unref?.();
+      };
+      if (info === null) return fail();
+      let text = '';
+      info.setEncoding('utf8');
+      info.on('data', (chunk: string) => {
+        text = (text + chunk).slice(0, 4096);
+      });
+      info.on('error', () => undefined);
+      info.on('end', () => {
+        let pid: unknown;
+        try {
+          pid = (JSON.parse(text) as Record<string, unknown>)['child-pid'];
+        } catch {
+          // handled below
+        }
+        if (typeof pid === 'number' && Number.isSafeInteger(pid) && pid > 1) {
+          this.sandboxedPid = pid;
+          resolve();
+        } else fail();
+      });
+    });
+  }
+
+  private static started(sandbox: SandboxProcess, child: ChildProcess, options: SandboxSpawnOptions, pidKnown: Promise<void>): Promise<SandboxProcess> {
+    const ready = new Promise<SandboxProcess>((resolve, reject) => {
       const timer = setTimeout(() => {
         sandbox.kill(`it did not start within ${options.startTimeoutMs} ms`);
         reject(new Error(`the sandbox process did not start within ${options.startTimeoutMs} ms`));
@@ -99,7 +175,7 @@ export class SandboxProcess {
       });
       sandbox.onExit = (exit) => {
         clearTimeout(timer);
-        reject(new Error(`the sandbox process exited while starting (${describeExit(exit)})`));
+        reject(new Error(`the sandbox process exited while starting (${exit.killedFor ?? describeExit(exit)})`));
       };
       sandbox.onMessage = (message) => {
         clearTimeout(timer);
@@ -112,11 +188,18 @@ export class SandboxProcess {
         }
       };
     });
+    return Promise.all([ready, pidKnown]).then(
+      () => sandbox,
+      (err: unknown) => {
+        sandbox.kill('it did not start');
+        throw err;
+      },
+    );
   }
 
-  /** Process id. */
+  /** Process id of the worker (under bubblewrap: the sandboxed worker's, not bwrap's). */
   get pid(): number | undefined {
-    return this.child.pid;
+    return this.osSandbox === 'bubblewrap' ? this.sandboxedPid : this.child.pid;
   }
 
   /** True once the process exited or was killed. */
@@ -185,7 +268,7 @@ export class SandboxProcess {
   /** Resident memory in MB from /proc, or undefined where /proc is not available. */
   rssMb(): number | undefined {
     try {
-      const statm = readFileSync(`/proc/${this.child.pid}/statm`, 'utf8');
+      const statm = readFileSync(`/proc/${this.pid}/statm`, 'utf8');
       return (Number(statm.split(' ')[1]) * PAGE_BYTES) / (1024 * 1024);
     } catch {
       return undefined;
@@ -195,7 +278,7 @@ export class SandboxProcess {
   /** User + system CPU time in ms from /proc, or undefined. */
   cpuMs(): number | undefined {
     try {
-      const stat = readFileSync(`/proc/${this.child.pid}/stat`, 'utf8');
+      const stat = readFileSync(`/proc/${this.pid}/stat`, 'utf8');
       const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
       // fields[0] is the state (field 3); utime and stime are fields 14 and 15.
       return (Number(fields[11]) + Number(fields[12])) * CLOCK_TICK_MS;
@@ -203,6 +286,12 @@ export class SandboxProcess {
       return undefined;
     }
   }
+}
+
+const SIGNAL_NAMES = new Map(Object.entries(constants.signals).map(([name, n]) => [n, name as NodeJS.Signals]));
+
+function signalName(n: number): NodeJS.Signals | undefined {
+  return SIGNAL_NAMES.get(n);
 }
 
 /** A readable account of how a process ended. */

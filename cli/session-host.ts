@@ -27,6 +27,8 @@ export interface SessionFlags {
   readonly mcpConfig?: readonly string[];
   readonly approve?: ApproveMode;
   readonly isolation?: 'process' | 'isolate';
+  /** `--os-sandbox`: bubblewrap around sandbox processes (default auto). */
+  readonly osSandbox?: 'auto' | 'require' | 'off';
   readonly trace?: string;
 }
 
@@ -50,6 +52,12 @@ export function parseApprove(value: string): ApproveMode {
 export function parseIsolation(value: string): 'process' | 'isolate' {
   if (value === 'process' || value === 'isolate') return value;
   throw new CliError(`--isolation must be process or isolate, got ${JSON.stringify(value)}`);
+}
+
+/** Parses `--os-sandbox`. */
+export function parseOsSandbox(value: string): 'auto' | 'require' | 'off' {
+  if (value === 'auto' || value === 'require' || value === 'off') return value;
+  throw new CliError(`--os-sandbox must be auto, require or off, got ${JSON.stringify(value)}`);
 }
 
 /** The approval channel for a mode; `undefined` means none (every ask fails closed). */
@@ -134,8 +142,16 @@ export async function buildSessionHost(
     for (const s of mcp.skipped.slice(0, MAX_LISTED)) say(`ptc: warning: MCP tool ${visibleText(`${s.server}.${s.tool}`)} not imported: ${visibleText(s.reason)}`);
     if (mcp.skipped.length > MAX_LISTED) say(`ptc: warning: … and ${mcp.skipped.length - MAX_LISTED} more MCP tool(s) not imported`);
   }
-  const { createRunCodeTool, createToolSearchTool } = await import('../runtime/index.js');
-  const runCode = createRunCodeTool({ host, isolation: flags.isolation ?? 'process' });
+  const { createRunCodeTool, createToolSearchTool, OsSandboxOptionError, OsSandboxUnavailableError } = await import('../runtime/index.js');
+  let runCode: RunCodeTool;
+  try {
+    runCode = createRunCodeTool({ host, isolation: flags.isolation ?? 'process', ...(flags.osSandbox ? { osSandbox: flags.osSandbox } : {}) });
+  } catch (err) {
+    trace?.close();
+    await mcp?.close();
+    if (OsSandboxUnavailableError.isInstance(err) || OsSandboxOptionError.isInstance(err)) throw new CliError(`--os-sandbox: ${(err as Error).message}`);
+    throw err;
+  }
   try {
     // tool_search beside run_code: a large catalog (many MCP tools) is described as an index.
     host.register([runCode, createToolSearchTool({ host })]);

@@ -24,4 +24,6 @@ export type { GuestBridge, GuestCallOutcome, ProgramRunner, RunFailure, RunLimit
 export { createIsolateRunner, RunRequestError } from './isolate/index.js';
 export type { IsolateRunner, IsolateRunnerOptions, IsolateRunnerStats, IsolateRunOutcome, LateCallAwareBridge, LateCallEvent, RunStartup } from './isolate/index.js';
 export { createProcessRunner } from './sandbox-process/index.js';
+export { OsSandboxOptionError, OsSandboxUnavailableError } from './os-sandbox/index.js';
+export type { OsSandboxKind, OsSandboxMode } from './os-sandbox/index.js';
 export type { ProcessEvent, ProcessRunner, ProcessRunnerOptions, ProcessRunnerStats, ProcessRunOutcome } from './sandbox-process/index.js';

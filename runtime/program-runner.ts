@@ -89,4 +89,10 @@ export interface ProgramRunner {
   run(request: RunRequest, bridge: GuestBridge, signal: AbortSignal): Promise<RunOutcome>;
   /** Releases isolates and processes. */
   close(): Promise<void>;
+  /**
+   * What confines the processes programs run in beyond the isolate: `'bubblewrap'` (the OS
+   * sandbox, runtime/os-sandbox) or `'none'`. run_code reports it in `stats.osSandbox`; a runner
+   * that does not say is reported as `'none'`.
+   */
+  readonly osSandbox?: 'bubblewrap' | 'none';
 }

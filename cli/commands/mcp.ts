@@ -15,7 +15,7 @@ import type { Command } from 'commander';
 import { McpMessageTooLargeError } from '../../mcp/errors.js';
 import { visibleText } from '../../tools/index.js';
 import { CliError, EXIT } from '../errors.js';
-import { buildSessionHost, parseIsolation } from '../session-host.js';
+import { buildSessionHost, parseIsolation, parseOsSandbox } from '../session-host.js';
 import { reserveStdout } from '../stdout-guard.js';
 
 function parseServeApprove(value: string): 'no' | 'client' {
@@ -40,6 +40,7 @@ interface ServeFlags {
   tools?: string;
   exposeTools?: boolean;
   isolation: 'process' | 'isolate';
+  osSandbox: 'auto' | 'require' | 'off';
   trace?: string;
   mcp: string[];
   mcpConfig: string[];
@@ -60,6 +61,7 @@ export function registerMcp(program: Command): void {
     .option('--expose-tools', 'also expose every tool directly, not only run_code')
     .option('--approve <mode>', "approval asks: no (deny: fail closed) or client (ask the client's user via MCP elicitation; denied if it cannot)", parseServeApprove, 'no')
     .option('--isolation <mode>', 'process (sandbox processes) or isolate (in this process, trusted code only)', parseIsolation, 'process')
+    .option('--os-sandbox <mode>', 'bubblewrap around sandbox processes (Linux): auto (where it works, else without and a warning), require (refuse to run without it), off', parseOsSandbox, 'auto')
     .option('--trace <file.jsonl>', 'write a hash-chained trace of every call (a new file)')
     .option('--mcp <command line|url>', 'import the tools of another MCP server (a command to run, or an http(s) url); repeatable', collect, [])
     .option('--mcp-config <mcp.json>', 'import the servers of an mcp.json; repeatable', collect, [])
@@ -91,6 +93,7 @@ async function serve(flags: ServeFlags, out: Writable): Promise<void> {
       ...(flags.trace ? { trace: flags.trace } : {}),
       approve: 'no',
       isolation: flags.isolation,
+      osSandbox: flags.osSandbox,
       mcp: flags.mcp,
       mcpConfig: flags.mcpConfig,
     },

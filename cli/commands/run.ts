@@ -10,7 +10,7 @@ import type { Command } from 'commander';
 import type { RunCodeRejected, RunCodeTool, RunCodeValue } from '../../runtime/index.js';
 import { visibleText } from '../../tools/index.js';
 import { CliError, EXIT } from '../errors.js';
-import { buildSessionHost, parseApprove, parseIsolation, type ApproveMode } from '../session-host.js';
+import { buildSessionHost, parseApprove, parseIsolation, parseOsSandbox, type ApproveMode } from '../session-host.js';
 import { progressReporter } from '../progress-line.js';
 import { reserveStdout } from '../stdout-guard.js';
 
@@ -19,6 +19,7 @@ interface RunFlags {
   trace?: string;
   approve: ApproveMode;
   isolation: 'process' | 'isolate';
+  osSandbox: 'auto' | 'require' | 'off';
   mcp: string[];
   mcpConfig: string[];
   json?: boolean;
@@ -67,6 +68,7 @@ export function registerRun(program: Command): void {
     .option('--mcp <command line|url>', 'import the tools of an MCP server: a command to run, or an http(s) url ("name=command args" or "name=url" to name it); repeatable', collect, [])
     .option('--mcp-config <mcp.json>', 'import the servers of an mcp.json ({ "mcpServers": { name: { command, args, env } | { url, headers } } }); repeatable', collect, [])
     .option('--mcp-verbose', "show the MCP servers' stderr and log messages on stderr (escaped, lines cut at 4,000 characters)")
+    .option('--os-sandbox <mode>', 'bubblewrap around sandbox processes (Linux): auto (where it works, else without and a warning), require (refuse to run without it), off', parseOsSandbox, 'auto')
     .option('--json', "print run_code's whole value (result, logs, calls, stats) instead of the result")
     .option('--no-progress', 'no progress line on stderr')
     .addHelpText(
@@ -94,6 +96,7 @@ async function runScript(script: string, code: string, flags: RunFlags, out: Wri
       ...(flags.trace ? { trace: flags.trace } : {}),
       approve: flags.approve,
       isolation: flags.isolation,
+      osSandbox: flags.osSandbox,
       mcp: flags.mcp,
       mcpConfig: flags.mcpConfig,
     },

@@ -143,6 +143,7 @@ function findBwrap(): string {
 function probe(bwrapPath: string): BubblewrapSandbox | NoOsSandbox {
   const none = (reason: string): NoOsSandbox => ({ kind: 'none', reason });
   if (process.platform !== 'linux') return none(`bubblewrap needs Linux (this is ${process.platform})`);
+  if (!isAbsolute(bwrapPath)) return none(`PTC_BWRAP must be an absolute path, got ${JSON.stringify(bwrapPath)}`);
   try {
     accessSync(bwrapPath, constants.X_OK);
   } catch {

@@ -17,6 +17,7 @@ import { renderRunCode } from './render.js';
 import { presentRunCode } from './present-run-code.js';
 import { resolveRunLimits } from './limits.js';
 import { loadRunner, type Isolation, type RunnerCapacity } from './runner-factory.js';
+import { checkOsSandboxOption } from './os-sandbox-option.js';
 import { isRejected, normalize, report, run, transpile, typecheck } from './run-phases.js';
 import type { RunCodeOptions, RunCodeRejected, RunCodeTool, RunCodeValue } from './run-code-types.js';
 import { createSpillStore } from './spill-store.js';
@@ -42,6 +43,7 @@ export function createRunCodeTool(options: RunCodeOptions = {}): RunCodeTool {
   const discovery = options.discovery ?? 'auto';
   if (!['auto', 'full', 'index'].includes(discovery)) throw new RangeError(`createRunCodeTool: discovery must be "auto", "full" or "index", got ${String(discovery)}`);
   const describe = createDescriber({ limits, discovery, budget: resolveDescriptionBudget(options.descriptionBudget) });
+  const osSandbox = checkOsSandboxOption({ osSandbox: options.osSandbox, isolation, runner: options.runner });
   const name = options.name ?? 'run_code';
   const spills = options.spills ?? createSpillStore();
   let runner: Promise<ProgramRunner> | undefined = options.runner ? Promise.resolve(options.runner) : undefined;
@@ -79,13 +81,14 @@ export function createRunCodeTool(options: RunCodeOptions = {}): RunCodeTool {
     if (isRejected(checked)) return checked;
     const program = transpile(normalized);
     if (isRejected(program)) return program;
-    const finished = await run({ runner: await activeRunner(), program, exec, limits, toolNames: types.toolNames });
-    return report({ finished, program, checked, limits, spills, startedAt });
+    const runner = await activeRunner();
+    const finished = await run({ runner, program, exec, limits, toolNames: types.toolNames });
+    return report({ finished, program, checked, limits, spills, startedAt, osSandbox: runner.osSandbox === 'bubblewrap' ? 'bubblewrap' : 'none' });
   };
 
   /** The runner, loaded on first use; a failed load is tried again on the next run. */
   const activeRunner = (): Promise<ProgramRunner> => {
-    runner ??= loadRunner(isolation, options.capacity);
+    runner ??= loadRunner(isolation, options.capacity, osSandbox);
     return runner.catch((err: unknown) => {
       runner = undefined;
       throw err;

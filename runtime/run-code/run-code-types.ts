@@ -12,6 +12,7 @@ import type { DiscoveryMode } from './description.js';
 import type { Isolation, RunnerCapacity } from './runner-factory.js';
 import type { SpillStore } from './spill-store.js';
 import type { TypecheckLimits } from './typecheck-thread.js';
+import type { OsSandboxKind, OsSandboxMode } from '../os-sandbox/index.js';
 
 /** Options of {@link createRunCodeTool}. */
 export interface RunCodeOptions {
@@ -35,6 +36,15 @@ export interface RunCodeOptions {
   readonly typecheckLimits?: Partial<TypecheckLimits>;
   /** How many programs run at once, and how many sandbox processes (or isolates) stay warm. */
   readonly capacity?: RunnerCapacity;
+  /**
+   * The OS sandbox around sandbox processes (Linux, bubblewrap: own user, network, mount, PID
+   * and IPC namespaces, a minimal read-only root, no host environment; docs/run-code.md).
+   * `'auto'` (default): used where it works, otherwise processes run without it, said once on
+   * stderr and in every run's `stats.osSandbox`. `'require'`: `createRunCodeTool` throws
+   * `OsSandboxUnavailableError` when it cannot be used. `'off'`. Applies to `isolation:
+   * 'process'` only: with `'isolate'` programs run in this process, and `'require'` is refused.
+   */
+  readonly osSandbox?: OsSandboxMode;
   /** A runner to use instead of the one `isolation` names (the tool does not close it; `capacity` does not apply). */
   readonly runner?: ProgramRunner;
   /** Where output over `maxOutputBytes` is kept (default: a new in-memory store, `tool.spills`). */
@@ -93,6 +103,8 @@ export interface RunCodeStats {
   readonly outputBytes: number;
   /** Bytes of logs + result handed to the model (after spill). */
   readonly returnedBytes: number;
+  /** What confined the sandbox process beyond the isolate: `'bubblewrap'` (the OS sandbox) or `'none'`. */
+  readonly osSandbox: OsSandboxKind;
 }
 
 export type { CallCounts, RunCodeCall } from './call-list.js';

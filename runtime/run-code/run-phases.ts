@@ -10,6 +10,7 @@
  */
 import { MAX_CHECKED_PROGRAM_CHARS, normalizeProgram, type GeneratedToolTypes } from '../../codegen/index.js';
 import { limitText, openRunBridge, type RunReport } from '../../bridge/index.js';
+import type { OsSandboxKind } from '../os-sandbox/index.js';
 import type { ToolExecContext } from '../../tools/index.js';
 import type { ProgramRunner, RunLimits, RunOutcome } from '../program-runner.js';
 import { withAbortGrace } from './abort-grace.js';
@@ -161,13 +162,15 @@ export interface ReportInput {
   readonly spills: SpillStore;
   /** When the run_code call started (`performance.now()`). */
   readonly startedAt: number;
+  /** What confined the sandbox process beyond the isolate. */
+  readonly osSandbox: OsSandboxKind;
 }
 
 /**
  * Phase 5: the run's value, with logs and result capped at `maxOutputBytes` (spilled, not cut);
  * or, for a failed run, the {@link RunCodeError} the model reads (thrown).
  */
-export function report({ finished, program, checked, limits, spills, startedAt }: ReportInput): RunCodeValue {
+export function report({ finished, program, checked, limits, spills, startedAt, osSandbox }: ReportInput): RunCodeValue {
   const bridgeReport = finished.report;
   const { calls, omitted, counts } = listCalls(bridgeReport.calls);
   if (!finished.ok) throw programError({ failure: finished.failure, modelLine: program.modelLine, report: bridgeReport, calls, total: counts.total });
@@ -189,6 +192,7 @@ export function report({ finished, program, checked, limits, spills, startedAt }
     childResultBytes: bridgeReport.childResultBytes,
     outputBytes: capped.producedBytes,
     returnedBytes: capped.returnedBytes,
+    osSandbox,
   };
   const { diagnostics } = checked;
   return { result: capped.result, logs: capped.logs, calls, ...(omitted > 0 ? { callsOmitted: omitted } : {}), stats, ...(diagnostics ? { diagnostics } : {}) };

@@ -5,6 +5,7 @@
  * isolates are an explicit opt-in.
  */
 import type { ProgramRunner } from '../program-runner.js';
+import type { OsSandboxMode } from '../os-sandbox/index.js';
 import { RunnerUnavailableError } from './errors.js';
 
 /** Where programs run: a supervised sandbox process (default) or an isolate in this process. */
@@ -26,8 +27,8 @@ export interface RunnerCapacity {
   readonly poolSize?: number;
 }
 
-/** Loads and creates the runner for `isolation`. */
-export async function loadRunner(isolation: Isolation, capacity: RunnerCapacity = {}): Promise<ProgramRunner> {
+/** Loads and creates the runner for `isolation`; `osSandbox` applies to `'process'` only. */
+export async function loadRunner(isolation: Isolation, capacity: RunnerCapacity = {}, osSandbox?: OsSandboxMode): Promise<ProgramRunner> {
   const entry = Object.hasOwn(MODULES, isolation) ? MODULES[isolation] : undefined;
   if (!entry) throw new RunnerUnavailableError(String(isolation), 'isolation must be "process" or "isolate"');
   let mod: Record<string, unknown>;
@@ -38,7 +39,7 @@ export async function loadRunner(isolation: Isolation, capacity: RunnerCapacity 
   }
   const factory = mod[entry.factory];
   if (typeof factory !== 'function') throw new RunnerUnavailableError(isolation, `${entry.factory} is not exported`);
-  const options = isolation === 'process' ? { maxProcesses: capacity.maxProcesses, poolSize: capacity.poolSize } : { poolSize: capacity.poolSize };
+  const options = isolation === 'process' ? { maxProcesses: capacity.maxProcesses, poolSize: capacity.poolSize, osSandbox } : { poolSize: capacity.poolSize };
   return (factory as (options: RunnerCapacity) => ProgramRunner)(withoutUndefined(options));
 }
 

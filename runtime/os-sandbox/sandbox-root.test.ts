@@ -1,0 +1,42 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { elfInterpreter, mappedLibraries, parseLdd, sandboxRoot } from './sandbox-root.js';
+
+describe('finding what a sandbox process links', () => {
+  it('reads the paths of ldd output, loader included, and skips the vDSO and missing libraries', () => {
+    const output = [
+      '/usr/bin/node:',
+      '\tlinux-vdso.so.1 (0x00007ffd)',
+      '\tlibstdc++.so.6 => /lib/x86_64-linux-gnu/libstdc++.so.6 (0x00007f8e00400000)',
+      '\tlibgone.so.1 => not found',
+      '\t/lib64/ld-linux-x86-64.so.2 (0x00007f8e006b0000)',
+    ].join('\n');
+    expect(parseLdd(output)).toEqual(['/lib/x86_64-linux-gnu/libstdc++.so.6', '/lib64/ld-linux-x86-64.so.2']);
+  });
+
+  it('reads shared objects from /proc/<pid>/maps, not the binary, addons or anonymous maps', () => {
+    const maps = [
+      '5591a000-5591b000 r--p 00000000 fd:01 123 /usr/bin/node',
+      '7f00-7f01 r-xp 00000000 fd:01 456 /usr/lib/x86_64-linux-gnu/libc.so.6',
+      '7f02-7f03 r-xp 00000000 fd:01 457 /opt/addon/build/thing.node',
+      '7f04-7f05 rw-p 00000000 00:00 0 ',
+      '7f06-7f07 r-xp 00000000 fd:01 458 /usr/lib/x86_64-linux-gnu/libstdc++.so.6.0.30',
+    ].join('\n');
+    expect(mappedLibraries(maps)).toEqual(['/usr/lib/x86_64-linux-gnu/libc.so.6', '/usr/lib/x86_64-linux-gnu/libstdc++.so.6.0.30']);
+  });
+
+  it('finds the loader the kernel starts Node with (PT_INTERP), which this process has mapped', () => {
+    const interpreter = elfInterpreter(process.execPath);
+    expect(interpreter).toMatch(/^\/.*ld-.*\.so/);
+    expect(elfInterpreter('/proc/self/status')).toBeUndefined();
+  });
+
+  it('puts Node, its loader and libc, and isolated-vm in the sandbox root', () => {
+    const root = sandboxRoot();
+    expect(root.node).toBe(process.execPath);
+    expect(root.libraries).toContain(elfInterpreter(process.execPath));
+    const mappedLibc = mappedLibraries(readFileSync('/proc/self/maps', 'utf8')).find((p) => /\/libc\.so/.test(p));
+    expect(root.libraries.some((l) => l.endsWith('/libc.so.6'))).toBe(mappedLibc !== undefined);
+    expect(root.isolatedVm).toMatch(/node_modules\/isolated-vm$/);
+  });
+});

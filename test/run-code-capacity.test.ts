@@ -30,6 +30,9 @@ describe('when every sandbox process is busy', () => {
   async function queuedBehind(busyMs: number, wallMs: number, code: string) {
     const runner = createProcessRunner({ poolSize: 1, maxProcesses: 1 });
     opened.push(runner);
+    // Started before the runs: the wait is then the busy run's alone, not a cold start's too
+    // (a few hundred ms on a loaded machine, more under the OS sandbox).
+    await runner.warmUp();
     const { run } = hostWith({ busy: { runner }, next: { runner, limits: { wallMs } } });
     const busy = run('busy', `await tools.wait({ ms: ${busyMs} }); return "busy";`);
     await new Promise((r) => setTimeout(r, 50));

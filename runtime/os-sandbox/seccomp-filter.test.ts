@@ -86,6 +86,12 @@ describe.each(['x64', 'arm64'] as SeccompArch[])('the seccomp filter for %s', (a
     expect(run('personality', [0x0040000])).toBe(errno(1)); // ADDR_NO_RANDOMIZE
   });
 
+  it('refuses the ioctls that push input into a terminal, and allows the others', () => {
+    expect(run('ioctl', [2, 0x5412])).toBe(errno(1)); // TIOCSTI
+    expect(run('ioctl', [2, 0x541c])).toBe(errno(1)); // TIOCLINUX
+    for (const request of [0x5421 /* FIONBIO */, 0x5413 /* TIOCGWINSZ */, 0x5401 /* TCGETS */]) expect(run('ioctl', [2, request])).toBe(ALLOW);
+  });
+
   it('kills the process for a call of another architecture', () => {
     expect(evaluate(filter, { nr: 1, arch: ARCH.i386 })).toBe(KILL);
   });

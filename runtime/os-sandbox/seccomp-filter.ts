@@ -6,7 +6,9 @@
  * ptrace and cross-process memory access, kernel keyrings, BPF, perf events, userfaultfd,
  * io_uring, mounts and namespace changes (`unshare`, `setns`, `clone` with a `CLONE_NEW*` flag),
  * module loading, kexec, reboot, swap, clock setting, file handles, x86 I/O ports and LDT, any
- * socket family but AF_UNIX, `personality` other than the default, and the x32 ABI. A call of
+ * socket family but AF_UNIX, `personality` other than the default, the terminal ioctls that
+ * push input into a terminal (TIOCSTI, TIOCLINUX: bwrap's `--new-session` guards against those
+ * too, but costs a scheduler autogroup; see bwrap-command.ts), and the x32 ABI. A call of
  * another architecture (i386 `int 0x80` on x86_64) kills the process. Everything else is
  * allowed: Node and isolated-vm use a broad, changing set of system calls, and the namespaces,
  * the read-only root and the dropped capabilities are the primary walls; this filter narrows
@@ -35,7 +37,7 @@ const retErrno = (errno: number) => (0x00050000 | errno) >>> 0;
 /** Offsets in `struct seccomp_data`: nr, arch, then args[i] at 16 + 8i (low half first, little-endian). */
 const NR = 0;
 const ARCH = 4;
-const ARG0_LOW = 16;
+const argLow = (i: number) => 16 + 8 * i;
 
 const EPERM = 1;
 const ENOSYS = 38;
@@ -46,13 +48,17 @@ const PERSONALITY_QUERY = 0xffffffff;
 /** CLONE_NEWNS | NEWCGROUP | NEWUTS | NEWIPC | NEWUSER | NEWPID | NEWNET. */
 const CLONE_NEW_ANY = 0x00020000 | 0x02000000 | 0x04000000 | 0x08000000 | 0x10000000 | 0x20000000 | 0x40000000;
 const X32_SYSCALL_BIT = 0x40000000;
+const TIOCSTI = 0x5412;
+const TIOCLINUX = 0x541c;
 
 type Rule =
   | { readonly kind: 'deny'; readonly errno: number }
   /** Denied when the first argument has any of these bits. */
   | { readonly kind: 'deny-flags'; readonly mask: number; readonly errno: number }
   /** Denied unless the first argument is one of these. */
-  | { readonly kind: 'allow-arg0'; readonly values: readonly number[]; readonly errno: number };
+  | { readonly kind: 'allow-arg0'; readonly values: readonly number[]; readonly errno: number }
+  /** Denied when argument `arg` is one of these. */
+  | { readonly kind: 'deny-arg'; readonly arg: number; readonly values: readonly number[]; readonly errno: number };
 
 const DENY: Rule = { kind: 'deny', errno: EPERM };
 const UNAVAILABLE: Rule = { kind: 'deny', errno: ENOSYS };
@@ -116,6 +122,7 @@ export const SECCOMP_RULES: Readonly<Record<string, Rule>> = {
   ioperm: DENY,
   modify_ldt: DENY,
   socket: { kind: 'allow-arg0', values: [AF_UNIX], errno: EAFNOSUPPORT },
+  ioctl: { kind: 'deny-arg', arg: 1, values: [TIOCSTI, TIOCLINUX], errno: EPERM },
 };
 
 /** System call numbers of the names above, per architecture (absent: no such call there). */
@@ -129,7 +136,7 @@ export const SYSCALL_NUMBERS: Readonly<Record<SeccompArch, Readonly<Record<strin
     syslog: 103, quotactl: 179, quotactl_fd: 443, lookup_dcookie: 212, vhangup: 153, nfsservctl: 180, uselib: 134,
     ustat: 136, sysfs: 139, _sysctl: 156, io_uring_setup: 425, io_uring_enter: 426, io_uring_register: 427,
     open_by_handle_at: 304, name_to_handle_at: 303, settimeofday: 164, clock_settime: 227, clock_adjtime: 305,
-    adjtimex: 159, iopl: 172, ioperm: 173, modify_ldt: 154, socket: 41,
+    adjtimex: 159, iopl: 172, ioperm: 173, modify_ldt: 154, socket: 41, ioctl: 16,
   },
   arm64: {
     ptrace: 117, process_vm_readv: 270, process_vm_writev: 271, personality: 92, keyctl: 219, add_key: 217,
@@ -139,7 +146,7 @@ export const SYSCALL_NUMBERS: Readonly<Record<SeccompArch, Readonly<Record<strin
     init_module: 105, finit_module: 273, delete_module: 106, reboot: 142, swapon: 224, swapoff: 225, acct: 89,
     syslog: 116, quotactl: 60, quotactl_fd: 443, lookup_dcookie: 18, vhangup: 58, nfsservctl: 42,
     io_uring_setup: 425, io_uring_enter: 426, io_uring_register: 427, open_by_handle_at: 265, name_to_handle_at: 264,
-    settimeofday: 170, clock_settime: 112, clock_adjtime: 266, adjtimex: 171, socket: 198,
+    settimeofday: 170, clock_settime: 112, clock_adjtime: 266, adjtimex: 171, socket: 198, ioctl: 29,
   },
 };
 
@@ -160,12 +167,18 @@ function ruleBody(rule: Rule): Insn[] {
     case 'deny':
       return [stmt(RET_K, retErrno(rule.errno))];
     case 'deny-flags':
-      return [stmt(LD_W_ABS, ARG0_LOW), jump(JSET_K, rule.mask, 0, 1), stmt(RET_K, retErrno(rule.errno)), stmt(RET_K, RET_ALLOW)];
+      return [stmt(LD_W_ABS, argLow(0)), jump(JSET_K, rule.mask, 0, 1), stmt(RET_K, retErrno(rule.errno)), stmt(RET_K, RET_ALLOW)];
     case 'allow-arg0': {
       const n = rule.values.length;
       // jeq value_i: jump to the allow at the end (n - i skips), else test the next value.
       const tests = rule.values.map((value, i) => jump(JEQ_K, value, n - i, 0));
-      return [stmt(LD_W_ABS, ARG0_LOW), ...tests, stmt(RET_K, retErrno(rule.errno)), stmt(RET_K, RET_ALLOW)];
+      return [stmt(LD_W_ABS, argLow(0)), ...tests, stmt(RET_K, retErrno(rule.errno)), stmt(RET_K, RET_ALLOW)];
+    }
+    case 'deny-arg': {
+      const n = rule.values.length;
+      // jeq value_i: jump over the rest and the allow to the denial (n - i skips), else test the next value.
+      const tests = rule.values.map((value, i) => jump(JEQ_K, value, n - i, 0));
+      return [stmt(LD_W_ABS, argLow(rule.arg)), ...tests, stmt(RET_K, RET_ALLOW), stmt(RET_K, retErrno(rule.errno))];
     }
   }
 }

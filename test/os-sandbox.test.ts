@@ -246,6 +246,23 @@ describe.runIf(process.platform === 'linux')('when code escaped its isolate into
   });
 });
 
+describe.runIf(process.platform === 'linux')('when one sandboxed process serves many runs', () => {
+  it('adds no listener per run to the pipes bubblewrap has closed (no MaxListenersExceededWarning)', async () => {
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => warnings.push(w.name);
+    process.on('warning', onWarning);
+    const runner = createProcessRunner({ poolSize: 1, maxProcesses: 1, osSandbox: 'require' });
+    try {
+      for (let i = 0; i < 15; i++) expect((await runProgram(runner, `return ${i};`)).value).toBe(i);
+      await new Promise((r) => setImmediate(r));
+      expect(warnings).toEqual([]);
+    } finally {
+      process.off('warning', onWarning);
+      await runner.close();
+    }
+  });
+});
+
 describe('when bubblewrap is not there', () => {
   const missing = '/nonexistent/ptc-test/bwrap';
 

@@ -213,10 +213,13 @@ export class SandboxProcess {
    * input close and end themselves).
    */
   setBusy(busy: boolean): void {
-    const stdio = this.child.stdio as unknown as (({ ref?: () => void; unref?: () => void }) | null)[];
-    for (const stream of stdio) {
-      if (busy) stream?.ref?.();
-      else stream?.unref?.();
+    // stderr and the frame pipes only: bwrap's info and data pipes are closed by now, and
+    // `unref` of a closed socket waits for a 'connect' that never comes (a listener per call).
+    const stdio = this.child.stdio as unknown as (({ ref?: () => void; unref?: () => void; destroyed?: boolean }) | null)[];
+    for (const stream of stdio.slice(0, 5)) {
+      if (stream === null || stream.destroyed) continue;
+      if (busy) stream.ref?.();
+      else stream.unref?.();
     }
     if (busy) this.child.ref();
     else this.child.unref();

@@ -11,10 +11,11 @@ import { transpileProject } from './support/transpile-project.js';
 
 let cli = '';
 const dir = mkdtempSync(join(tmpdir(), 'ptc-bin-'));
-const ptc = (...args: string[]) => {
-  const r = spawnSync(process.execPath, ['--no-node-snapshot', cli, ...args], { encoding: 'utf8', timeout: 60_000 });
+const ptcWith = (env: NodeJS.ProcessEnv, ...args: string[]) => {
+  const r = spawnSync(process.execPath, ['--no-node-snapshot', cli, ...args], { encoding: 'utf8', timeout: 60_000, env });
   return { code: r.status, out: r.stdout, err: r.stderr };
 };
+const ptc = (...args: string[]) => ptcWith(process.env, ...args);
 
 beforeAll(async () => {
   cli = (await transpileProject('cli-binary')).cli;
@@ -43,6 +44,19 @@ describe('when ptc runs as a process', () => {
     expect(usage.code).toBe(2);
     expect(usage.err).toMatch(/missing required argument 'script'/);
     expect(ptc('frobnicate').code).toBe(2);
+  });
+
+  it.runIf(process.platform === 'linux')('runs the compiled worker under the OS sandbox with --os-sandbox require, and refuses when bubblewrap is missing', () => {
+    const r = ptc('run', 'examples/programs/manager-lookup.ts', '--json', '--os-sandbox', 'require');
+    expect(r.code, r.err).toBe(0);
+    expect(JSON.parse(r.out)).toMatchObject({ result: { manager: 'Lin Wei' }, stats: { osSandbox: 'bubblewrap' } });
+    const refused = ptcWith({ ...process.env, PTC_BWRAP: '/nonexistent/bwrap' }, 'run', 'examples/programs/manager-lookup.ts', '--os-sandbox', 'require');
+    expect(refused.code).toBe(2);
+    expect(refused.out).toBe('');
+    expect(refused.err).toMatch(/--os-sandbox: osSandbox is "require", but the OS sandbox \(bubblewrap\) cannot be used: bubblewrap is not installed \(no executable \/nonexistent\/bwrap\)/);
+    const bogus = ptc('run', 'examples/programs/manager-lookup.ts', '--os-sandbox', 'maybe');
+    expect(bogus.code).toBe(2);
+    expect(bogus.err).toMatch(/--os-sandbox must be auto, require or off, got "maybe"/);
   });
 
   it('exits 1 when a tampered trace fails verification', () => {

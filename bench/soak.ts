@@ -201,7 +201,7 @@ function sample(): void {
     'loop delay p50/p99/max ms': `${ms(eld.percentile(50)).toFixed(1)} / ${ms(eld.percentile(99)).toFixed(1)} / ${ms(eld.max).toFixed(0)}`,
     runs: completed,
     processes: `${runner.stats().processes} alive, ${processes.started} started`,
-    'open calls': openCalls.size,
+    'calls in flight': openCalls.size,
     load: loadavg()[0]!.toFixed(1),
   };
   samples.push(row);

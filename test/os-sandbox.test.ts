@@ -72,7 +72,10 @@ describe.runIf(process.platform === 'linux')('when run_code runs a program in a 
     const launchers = childrenOf(process.pid).filter((p) => comm(p) === 'bwrap');
     expect(launchers, 'a bubblewrap child of this process (is bubblewrap installed? scripts/setup.sh)').toHaveLength(1);
     bwrap = launchers[0]!;
-    const workers = childrenOf(bwrap);
+    // bwrap (outside) -> bwrap's init (pid 1 inside) -> the worker (pid 2).
+    const inits = childrenOf(bwrap);
+    expect(inits).toHaveLength(1);
+    const workers = childrenOf(inits[0]!);
     expect(workers).toHaveLength(1);
     pid = workers[0]!;
   }, 30_000);
@@ -83,10 +86,11 @@ describe.runIf(process.platform === 'linux')('when run_code runs a program in a 
     await runCode.close();
   });
 
-  it('runs the worker as the only child of bubblewrap, itself a child of this process', () => {
-    expect(ppid(pid)).toBe(bwrap);
-    expect(ppid(bwrap)).toBe(process.pid);
+  it('runs the worker under bubblewrap\'s init, under bubblewrap, a child of this process', () => {
     expect(comm(pid)).toBe('node');
+    expect(comm(ppid(pid))).toBe('bwrap');
+    expect(ppid(ppid(pid))).toBe(bwrap);
+    expect(ppid(bwrap)).toBe(process.pid);
   });
 
   it('gives it its own user, network, mount, PID, IPC, UTS and cgroup namespaces', () => {
@@ -96,8 +100,8 @@ describe.runIf(process.platform === 'linux')('when run_code runs a program in a 
       expect(theirs, ns).toMatch(new RegExp(`^${ns}:\\[\\d+\\]$`));
       expect(theirs, ns).not.toBe(ours);
     }
-    // Its PID namespace holds only itself: it is pid 1 there.
-    expect(statusField(pid, 'NSpid')?.split(/\s+/)).toEqual([String(pid), '1']);
+    // Its PID namespace holds only bwrap's init (pid 1) and itself.
+    expect(statusField(pid, 'NSpid')?.split(/\s+/)).toEqual([String(pid), '2']);
   });
 
   it('leaves it no network interface but loopback', () => {
@@ -258,6 +262,21 @@ describe.runIf(process.platform === 'linux')('when one sandboxed process serves 
       expect(warnings).toEqual([]);
     } finally {
       process.off('warning', onWarning);
+      await runner.close();
+    }
+  });
+});
+
+describe.runIf(process.platform === 'linux')('when a sandboxed worker aborts', () => {
+  it('dies of its own SIGABRT (V8 out of memory), as outside the sandbox: the worker is not the namespace\'s init', async () => {
+    const events: ProcessEvent[] = [];
+    const runner = createProcessRunner({ poolSize: 0, osSandbox: 'require', onProcessEvent: (e) => events.push(e) });
+    try {
+      const { outcome } = await runProgram(runner, 'new Array(1e9).fill(0); return 1;', { limits: { memoryMb: 32 } });
+      expect(outcome).toMatchObject({ ok: false, failure: { kind: 'limit', limit: 'memoryMb' } });
+      await new Promise((r) => setTimeout(r, 100));
+      expect(events.filter((e) => e.kind === 'exited').map((e) => e.detail)).toEqual(['signal SIGABRT']);
+    } finally {
       await runner.close();
     }
   });

@@ -18,8 +18,10 @@
  *   needs an fd on a terminal, and the worker has none: stdin and stdout are /dev/null, stderr
  *   and the frame fds are pipes, and there is no /dev to open /dev/tty from; the seccomp filter
  *   refuses TIOCSTI and TIOCLINUX as well;
- * - `--as-pid-1`: the worker is the namespace's init, so the pid bwrap reports on its info fd is
- *   the worker's own (the host reads its memory and CPU time from /proc by that pid).
+ * - not `--as-pid-1`: bwrap's own init is pid 1 and the worker pid 2, because the kernel drops
+ *   signals a namespace's init sends itself (V8's abort() on out-of-memory, the worker's own
+ *   SIGKILL when the host goes away). bwrap's info fd names that init; the worker is its only
+ *   child, which the host finds once the worker said `ready` (sandbox-process.ts).
  * The stdio and the frame pipes (fds 3 and 4) pass through; bwrap closes its own fds (info,
  * seccomp, worker data) before the worker starts.
  */
@@ -52,7 +54,7 @@ const TMP_BYTES = 1 << 20;
 export const SANDBOX_UID = 65534;
 
 /** Sandbox flags that every supported bubblewrap has (0.5+), checked by the probe. */
-export const REQUIRED_FLAGS = ['--unshare-user', '--unshare-ipc', '--unshare-pid', '--unshare-net', '--unshare-uts', '--die-with-parent', '--as-pid-1', '--cap-drop', '--clearenv', '--info-fd', '--ro-bind-data', '--remount-ro', '--chdir', '--seccomp'] as const;
+export const REQUIRED_FLAGS = ['--unshare-user', '--unshare-ipc', '--unshare-pid', '--unshare-net', '--unshare-uts', '--die-with-parent', '--cap-drop', '--clearenv', '--info-fd', '--ro-bind-data', '--remount-ro', '--chdir', '--seccomp'] as const;
 
 /** The argument list for bwrap (without the bwrap binary itself). */
 export function bwrapArgs(input: BwrapCommandInput): string[] {
@@ -60,7 +62,7 @@ export function bwrapArgs(input: BwrapCommandInput): string[] {
   const args = ['--unshare-user', '--unshare-ipc', '--unshare-pid', '--unshare-net', '--unshare-uts'];
   if (features.unshareCgroupTry) args.push('--unshare-cgroup-try');
   if (features.disableUserns) args.push('--disable-userns');
-  args.push('--die-with-parent', '--as-pid-1', '--cap-drop', 'ALL', '--clearenv');
+  args.push('--die-with-parent', '--cap-drop', 'ALL', '--clearenv');
   args.push('--uid', String(SANDBOX_UID), '--gid', String(SANDBOX_UID), '--hostname', 'ptc-sandbox');
   if (root.libraryPath.length > 0) args.push('--setenv', 'LD_LIBRARY_PATH', root.libraryPath.join(':'));
   args.push('--tmpfs', '/');

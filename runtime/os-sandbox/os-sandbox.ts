@@ -66,7 +66,7 @@ export interface BubblewrapLaunch {
   readonly gid: number | undefined;
   /** Bytes to write to these child fds (then close them); bwrap reads them before the worker starts. */
   readonly feeds: ReadonlyMap<number, Uint8Array>;
-  /** The fd bwrap writes `{ "child-pid": N }` to: the worker's pid on this host. */
+  /** The fd bwrap writes `{ "child-pid": N }` to: the pid (on this host) of the sandbox's init, the worker's parent. */
   readonly infoFd: number;
 }
 

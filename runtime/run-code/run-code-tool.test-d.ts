@@ -29,4 +29,11 @@ describe('createRunCodeTool types', () => {
     expectTypeOf<NonNullable<(typeof search)['__types']>['argsInput']>().toEqualTypeOf<{ query: string; limit?: number }>();
     expectTypeOf<ToolSearchValue['matches'][number]>().toEqualTypeOf<{ readonly name: string; readonly callable: string; readonly description: string; readonly declaration: string }>();
   });
+
+  it('takes the three OS sandbox modes and reports which one confined a run', () => {
+    expectTypeOf<RunCodeOptions['osSandbox']>().toEqualTypeOf<'auto' | 'require' | 'off' | undefined>();
+    expectTypeOf<RunCodeValue['stats']['osSandbox']>().toEqualTypeOf<'bubblewrap' | 'none'>();
+    // @ts-expect-error not an OS sandbox mode
+    createRunCodeTool({ osSandbox: true });
+  });
 });

@@ -6,13 +6,14 @@
  * not JSON kills it.
  *
  * Under the OS sandbox the child is bubblewrap, which starts the worker in its namespaces (see
- * runtime/os-sandbox) and stays as its parent. bwrap reports the worker's pid on an info fd;
- * that pid is what {@link SandboxProcess.pid} names and what /proc is read by. Killing bwrap
- * kills the worker (`--die-with-parent`), and bwrap exits with the worker's status (128 + n
- * for a signal n, translated back here).
+ * runtime/os-sandbox): bwrap (outside) -> bwrap's init (pid 1 inside) -> the worker (pid 2).
+ * bwrap reports its init's pid on an info fd, and the worker is that init's only child; the
+ * worker's pid is what {@link SandboxProcess.pid} names and what /proc is read by. Killing bwrap
+ * kills the rest (`--die-with-parent`, and a PID namespace ends with its init), and bwrap exits
+ * with the worker's status (128 + n for a signal n, translated back here).
  */
 import { spawn, type ChildProcess, type StdioPipe } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { constants } from 'node:os';
 import type { Readable, Writable } from 'node:stream';
 import type { BubblewrapSandbox, OsSandboxKind } from '../os-sandbox/index.js';
@@ -63,6 +64,8 @@ export class SandboxProcess {
   private readonly input: Writable;
   /** The worker's pid when bubblewrap started it (bwrap's own pid is `child.pid`). */
   private sandboxedPid: number | undefined;
+  /** The pid of bwrap's init in the sandbox (the worker's parent), from bwrap's info fd. */
+  private sandboxInitPid: number | undefined;
 
   private constructor(
     private readonly child: ChildProcess,
@@ -156,7 +159,7 @@ export class SandboxProcess {
           // handled below
         }
         if (typeof pid === 'number' && Number.isSafeInteger(pid) && pid > 1) {
-          this.sandboxedPid = pid;
+          this.sandboxInitPid = pid;
           resolve();
         } else fail();
       });
@@ -189,7 +192,17 @@ export class SandboxProcess {
       };
     });
     return Promise.all([ready, pidKnown]).then(
-      () => sandbox,
+      () => {
+        if (sandbox.osSandbox === 'bubblewrap') {
+          // The worker said `ready`, so it exists: bwrap's init has forked it.
+          sandbox.sandboxedPid = sandbox.sandboxInitPid === undefined ? undefined : onlyChildOf(sandbox.sandboxInitPid);
+          if (sandbox.sandboxedPid === undefined) {
+            sandbox.kill('the sandboxed worker was not found under bubblewrap');
+            throw new Error('the sandboxed worker was not found under bubblewrap\'s init');
+          }
+        }
+        return sandbox;
+      },
       (err: unknown) => {
         sandbox.kill('it did not start');
         throw err;
@@ -291,7 +304,30 @@ export class SandboxProcess {
   }
 }
 
-const SIGNAL_NAMES = new Map(Object.entries(constants.signals).map(([name, n]) => [n, name as NodeJS.Signals]));
+/** The one child process of `pid`, from /proc (`task/<pid>/children`, else a scan of parent pids). */
+function onlyChildOf(pid: number): number | undefined {
+  let children: number[];
+  try {
+    children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').split(' ').filter(Boolean).map(Number);
+  } catch {
+    // a kernel without CONFIG_PROC_CHILDREN
+    children = readdirSync('/proc')
+      .filter((entry) => /^\d+$/.test(entry))
+      .filter((entry) => {
+        try {
+          return Number(readFileSync(`/proc/${entry}/stat`, 'utf8').split(') ')[1]?.split(' ')[1]) === pid;
+        } catch {
+          return false;
+        }
+      })
+      .map(Number);
+  }
+  return children.length === 1 && Number.isSafeInteger(children[0]) ? children[0] : undefined;
+}
+
+// By number, the first name of each (SIGABRT, not its alias SIGIOT).
+const SIGNAL_NAMES = new Map<number, NodeJS.Signals>();
+for (const [name, n] of Object.entries(constants.signals)) if (!SIGNAL_NAMES.has(n)) SIGNAL_NAMES.set(n, name as NodeJS.Signals);
 
 function signalName(n: number): NodeJS.Signals | undefined {
   return SIGNAL_NAMES.get(n);

@@ -177,6 +177,7 @@ async function tryAll(target) {
   tried.writeRoot = code(() => fs.writeFileSync('/ptc/planted.js', 'x'));
   tried.writeTmpBig = code(() => fs.writeFileSync('/tmp/fill', Buffer.alloc(4 << 20)));
   tried.shell = spawnSync('/bin/sh', ['-c', 'id']).error?.code ?? 'ran';
+  tried.node = spawnSync(process.execPath, ['-e', '0']).error?.code ?? 'ran';
   tried.env = Object.keys(process.env);
   return tried;
 }
@@ -225,7 +226,7 @@ describe.runIf(process.platform === 'linux')('when code escaped its isolate into
     }
   };
 
-  it('can reach nothing of the host: no socket but AF_UNIX, no file, no process, no program, nothing writable past 1 MiB of /tmp', async () => {
+  it('can reach nothing of the host and start nothing: no socket but AF_UNIX, no file, no process, no new process, nothing writable past 1 MiB of /tmp', async () => {
     const { value, kind } = await tryFrom('auto');
     expect(kind).toBe('bubblewrap');
     expect(value).toEqual({
@@ -236,7 +237,8 @@ describe.runIf(process.platform === 'linux')('when code escaped its isolate into
       signalHost: 'ESRCH',
       writeRoot: 'EROFS',
       writeTmpBig: 'ENOSPC',
-      shell: 'ENOENT',
+      shell: 'EPERM', // the filter refuses a new process (and there is no /bin/sh)
+      node: 'EPERM', // not even of the one binary there is
       env: ['PWD'],
     });
     expect(connections).toBe(0);
@@ -245,7 +247,7 @@ describe.runIf(process.platform === 'linux')('when code escaped its isolate into
   it('without the OS sandbox (osSandbox "off") the same code reaches all of it: what the sandbox takes away', async () => {
     const { value, kind } = await tryFrom('off');
     expect(kind).toBe('none');
-    expect(value).toMatchObject({ connect: 'connected', readCheckout: 'ok', readPasswd: 'ok', listProc: 'ok', signalHost: 'ok', shell: 'ran' });
+    expect(value).toMatchObject({ connect: 'connected', readCheckout: 'ok', readPasswd: 'ok', listProc: 'ok', signalHost: 'ok', shell: 'ran', node: 'ran' });
     expect(connections).toBe(1);
   });
 });

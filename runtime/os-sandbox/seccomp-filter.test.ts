@@ -68,11 +68,13 @@ describe.each(['x64', 'arm64'] as SeccompArch[])('the seccomp filter for %s', (a
     for (const name of ['clone3', 'io_uring_setup', 'io_uring_enter']) expect(run(name), name).toBe(errno(38));
   });
 
-  it('lets clone make threads but not new namespaces', () => {
+  it('lets clone make threads, but neither processes nor new namespaces', () => {
     const thread = 0x3d0f00; // CLONE_VM|FS|FILES|SIGHAND|THREAD|SYSVSEM|SETTLS|PARENT_SETTID|CHILD_CLEARTID
     expect(run('clone', [thread])).toBe(ALLOW);
-    expect(run('clone', [0x11])).toBe(ALLOW); // fork: SIGCHLD
+    expect(run('clone', [0x11])).toBe(errno(1)); // fork: SIGCHLD
+    expect(run('clone', [0x4111])).toBe(errno(1)); // posix_spawn: CLONE_VM | CLONE_VFORK | SIGCHLD
     for (const flag of [0x10000000, 0x20000000, 0x40000000, 0x00020000, 0x08000000]) expect(run('clone', [thread | flag])).toBe(errno(1));
+    if (arch === 'x64') for (const name of ['fork', 'vfork']) expect(run(name), name).toBe(errno(1));
   });
 
   it('allows AF_UNIX sockets only', () => {

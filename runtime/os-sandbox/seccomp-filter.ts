@@ -4,7 +4,9 @@
  * needed. It is a deny list in the spirit of Docker's and Flatpak's defaults, for what a
  * process that escaped its isolate could use to attack the kernel or leave its namespaces:
  * ptrace and cross-process memory access, kernel keyrings, BPF, perf events, userfaultfd,
- * io_uring, mounts and namespace changes (`unshare`, `setns`, `clone` with a `CLONE_NEW*` flag),
+ * io_uring, new processes (`fork`, `vfork`, a `clone` that is not a thread: the worker only ever
+ * makes threads, and a process it started would hold memory outside the RSS the host watches),
+ * mounts and namespace changes (`unshare`, `setns`, `clone` with a `CLONE_NEW*` flag),
  * module loading, kexec, reboot, swap, clock setting, file handles, x86 I/O ports and LDT, any
  * socket family but AF_UNIX, `personality` other than the default, the terminal ioctls that
  * push input into a terminal (TIOCSTI, TIOCLINUX: bwrap's `--new-session` guards against those
@@ -47,6 +49,7 @@ const PER_LINUX = 0;
 const PERSONALITY_QUERY = 0xffffffff;
 /** CLONE_NEWNS | NEWCGROUP | NEWUTS | NEWIPC | NEWUSER | NEWPID | NEWNET. */
 const CLONE_NEW_ANY = 0x00020000 | 0x02000000 | 0x04000000 | 0x08000000 | 0x10000000 | 0x20000000 | 0x40000000;
+const CLONE_THREAD = 0x00010000;
 const X32_SYSCALL_BIT = 0x40000000;
 const TIOCSTI = 0x5412;
 const TIOCLINUX = 0x541c;
@@ -58,7 +61,9 @@ type Rule =
   /** Denied unless the first argument is one of these. */
   | { readonly kind: 'allow-arg0'; readonly values: readonly number[]; readonly errno: number }
   /** Denied when argument `arg` is one of these. */
-  | { readonly kind: 'deny-arg'; readonly arg: number; readonly values: readonly number[]; readonly errno: number };
+  | { readonly kind: 'deny-arg'; readonly arg: number; readonly values: readonly number[]; readonly errno: number }
+  /** `clone`: allowed only for a thread (`CLONE_THREAD`) with none of the `mask` bits. */
+  | { readonly kind: 'threads-only'; readonly mask: number; readonly errno: number };
 
 const DENY: Rule = { kind: 'deny', errno: EPERM };
 const UNAVAILABLE: Rule = { kind: 'deny', errno: ENOSYS };
@@ -88,7 +93,9 @@ export const SECCOMP_RULES: Readonly<Record<string, Rule>> = {
   mount_setattr: DENY,
   unshare: DENY,
   setns: DENY,
-  clone: { kind: 'deny-flags', mask: CLONE_NEW_ANY, errno: EPERM },
+  clone: { kind: 'threads-only', mask: CLONE_NEW_ANY, errno: EPERM },
+  fork: DENY,
+  vfork: DENY,
   clone3: UNAVAILABLE,
   kexec_load: DENY,
   kexec_file_load: DENY,
@@ -131,7 +138,7 @@ export const SYSCALL_NUMBERS: Readonly<Record<SeccompArch, Readonly<Record<strin
     ptrace: 101, process_vm_readv: 310, process_vm_writev: 311, personality: 135, keyctl: 250, add_key: 248,
     request_key: 249, bpf: 321, perf_event_open: 298, userfaultfd: 323, mount: 165, umount2: 166, pivot_root: 155,
     chroot: 161, move_mount: 429, open_tree: 428, fsopen: 430, fsconfig: 431, fsmount: 432, fspick: 433,
-    mount_setattr: 442, unshare: 272, setns: 308, clone: 56, clone3: 435, kexec_load: 246, kexec_file_load: 320,
+    mount_setattr: 442, unshare: 272, setns: 308, clone: 56, fork: 57, vfork: 58, clone3: 435, kexec_load: 246, kexec_file_load: 320,
     init_module: 175, finit_module: 313, delete_module: 176, reboot: 169, swapon: 167, swapoff: 168, acct: 163,
     syslog: 103, quotactl: 179, quotactl_fd: 443, lookup_dcookie: 212, vhangup: 153, nfsservctl: 180, uselib: 134,
     ustat: 136, sysfs: 139, _sysctl: 156, io_uring_setup: 425, io_uring_enter: 426, io_uring_register: 427,
@@ -174,6 +181,9 @@ function ruleBody(rule: Rule): Insn[] {
       const tests = rule.values.map((value, i) => jump(JEQ_K, value, n - i, 0));
       return [stmt(LD_W_ABS, argLow(0)), ...tests, stmt(RET_K, retErrno(rule.errno)), stmt(RET_K, RET_ALLOW)];
     }
+    case 'threads-only':
+      // ld flags; a CLONE_NEW* bit: deny; CLONE_THREAD: allow; else (a process): deny.
+      return [stmt(LD_W_ABS, argLow(0)), jump(JSET_K, rule.mask, 2, 0), jump(JSET_K, CLONE_THREAD, 0, 1), stmt(RET_K, RET_ALLOW), stmt(RET_K, retErrno(rule.errno))];
     case 'deny-arg': {
       const n = rule.values.length;
       // jeq value_i: jump over the rest and the allow to the denial (n - i skips), else test the next value.

@@ -193,7 +193,7 @@ input.on('data', async (chunk) => {
   }
 });
 input.on('end', () => process.exit(0));
-frame({ t: 'ready' });
+frame({ t: 'ready', pid: process.pid });
 `;
 
 describe.runIf(process.platform === 'linux')('when code escaped its isolate into a sandbox process (a stand-in worker)', () => {

@@ -35,9 +35,10 @@ const ADAPTER_PEERS: Readonly<Record<string, readonly string[]>> = {
   'cordis/index.ts': ['cordis'],
   'otel/index.ts': ['@opentelemetry/api'],
   'ai-sdk/index.ts': ['ai'],
+  'openai-agents/index.ts': ['@openai/agents-core'],
 };
 /** Peers of adapters still to come: no entry may load them yet. */
-const FUTURE_PEERS = ['@openai/agents-core', '@openai/agents', 'openai', '@anthropic-ai/sdk', '@langchain/core', '@langchain/langgraph', 'langchain'];
+const FUTURE_PEERS = ['@openai/agents', 'openai', '@anthropic-ai/sdk', '@langchain/core', '@langchain/langgraph', 'langchain'];
 const PEERS = [...Object.values(ADAPTER_PEERS).flat(), ...FUTURE_PEERS];
 
 const FORBIDDEN = ['isolated-vm', 'node:child_process', 'child_process', 'typescript', 'ts-morph', 'esbuild', 'minisearch', 'playwright-core', ...PEERS];
@@ -88,6 +89,11 @@ describe('each subpath', () => {
 
   it('is in the list of entries checked here', () => {
     expect(entries).toEqual(expect.arrayContaining(Object.keys(ADAPTER_PEERS)));
+  });
+
+  it.each(Object.entries(ADAPTER_PEERS))('%s does load its own peer (the check sees it)', (entry, own) => {
+    const { bare } = closure(entry);
+    expect(own.filter((peer) => !loads(bare, peer))).toEqual([]);
   });
 
   it.each(entries)('%s loads no adapter peer dependency but its own', (entry) => {

@@ -273,6 +273,30 @@ describe('when the model calls a tool directly', () => {
   });
 });
 
+describe('when the run streams', () => {
+  it('gives the same output and record as a run without streaming', async () => {
+    const f = fixture();
+    const { model, agent } = scriptedAgent(toAgentsTools(f.host, { agent: agentRef }), [toolStep([{ id: 's1', name: 'lookup', args: { q: 'alpha' } }]), textStep('done')]);
+    const stream = await runner.run(agent, 'go', { stream: true });
+    const streamedItems: unknown[] = [];
+    for await (const event of stream) if (event.type === 'run_item_stream_event') streamedItems.push(event.item);
+    await stream.completed;
+    expect(stream.finalOutput).toBe('done');
+    expect(model.calls.every((c) => c.streamed)).toBe(true);
+    expect(sentResults(model.lastCall?.request.input).get('s1')?.text).toBe('lookup "alpha": alpha-1, alpha-2');
+    expect(streamedItems.map(agentsCallData).filter(Boolean)).toEqual([{ callId: 's1', toolName: 'lookup', isError: false, value: { q: 'alpha', hits: ['alpha-1', 'alpha-2'] } }]);
+  });
+});
+
+describe('when the model reuses a call id in one step', () => {
+  it('the SDK refuses the step before any tool runs (so a call id names one call of a run)', async () => {
+    const f = fixture();
+    const { agent } = scriptedAgent(toAgentsTools(f.host, { agent: agentRef }), [toolStep([{ id: 'dup', name: 'lookup', args: { q: 'a' } }, { id: 'dup', name: 'lookup', args: { q: 'b' } }]), textStep('done')]);
+    await expect(runner.run(agent, 'go')).rejects.toBeInstanceOf(ModelBehaviorError);
+    expect([f.runs.lookup, f.events]).toEqual([0, []]);
+  });
+});
+
 describe('when OpenAI\'s hosted program calls a tool', () => {
   const programCall = (callerId: unknown): ScriptedCall => ({ id: 'pc-1', name: 'lookup', args: { q: 'alpha' }, caller: { type: 'program', callerId } });
 
@@ -401,6 +425,18 @@ describe('with approval: \'framework\'', () => {
     expect(result.interruptions).toEqual([]);
     expect(resultEvent(f.events, 'c-deny')?.denied?.by).toBe('guard');
     expect(resultEvent(f.events, 'c-bad')?.error?.kind).toBe('invalid-args');
+  });
+
+  it('sends the asks of a run_code program\'s calls to the host\'s channel: the run never pauses inside a program', async () => {
+    const { asked, approval } = channel();
+    const f = fixture({ approval, runCode: true });
+    const code = 'return await tools.deploy({ env: "prod" });';
+    const { agent } = scriptedAgent(toAgentsTools(f.host, { agent: agentRef, approval: 'framework' }), [toolStep([{ id: 'run-1', name: 'run_code', args: { code } }]), textStep('done')]);
+    const result = await runner.run(agent, 'go');
+    expect(result.interruptions).toEqual([]);
+    expect(asked).toHaveLength(1);
+    expect(f.runs.deploy).toBe(1);
+    expect((callData(result).get('run-1')?.value as { result: unknown }).result).toEqual({ deployed: 'prod' });
   });
 
   it('ignores a sticky alwaysApprove: the call meets the host\'s channel (and fails closed without one), and so does the next call of the tool', async () => {

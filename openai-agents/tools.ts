@@ -80,12 +80,12 @@ export function toAgentsTools(host: ToolHost, options: AgentsToolsOptions = {}):
   if (typeof programmaticCallers !== 'boolean') throw new TypeError(`toAgentsTools: programmaticCallers must be a boolean, got ${JSON.stringify(programmaticCallers)}`);
   const shared: Shared = { host, agent: options.agent, approval, programmaticCallers, results: new ResultStore(), neverCalledId: `ptc-runtime:never-called:${randomUUID()}` };
   const tools = selectToolSchemas(host, options).map((schema) => agentsTool(shared, schema));
-  const byName = new Map<string, string>();
-  tools.forEach((t, i) => {
-    const hostName = byName.get(t.name);
-    if (hostName !== undefined) throw new AgentsToolNameError(t.name, [hostName, tools[i]!.hostName]);
-    byName.set(t.name, t.hostName);
-  });
+  const hostNameOf = new Map<string, string>();
+  for (const t of tools) {
+    const taken = hostNameOf.get(t.tool.name);
+    if (taken !== undefined) throw new AgentsToolNameError(t.tool.name, [taken, t.hostName]);
+    hostNameOf.set(t.tool.name, t.hostName);
+  }
   return tools.map((t) => t.tool);
 }
 
@@ -98,7 +98,7 @@ interface Shared {
   readonly neverCalledId: string;
 }
 
-function agentsTool(shared: Shared, schema: ToolSchema): { tool: FunctionTool; name: string; hostName: string } {
+function agentsTool(shared: Shared, schema: ToolSchema): { tool: FunctionTool; hostName: string } {
   const { host, agent, approval, results } = shared;
   const hostName = schema.name;
   let sdkName = hostName;
@@ -131,5 +131,5 @@ function agentsTool(shared: Shared, schema: ToolSchema): { tool: FunctionTool; n
     },
   });
   sdkName = functionTool.name;
-  return { tool: functionTool as FunctionTool, name: sdkName, hostName };
+  return { tool: functionTool as FunctionTool, hostName };
 }

@@ -427,6 +427,33 @@ describe('with approval: \'framework\'', () => {
     expect(resultEvent(f.events, 'c-bad')?.error?.kind).toBe('invalid-args');
   });
 
+  it('leaves arguments that are not a JSON object to the SDK\'s rule: it interrupts without a preflight; approved, our pipeline refuses them', async () => {
+    const f = fixture();
+    const { agent, model } = scriptedAgent(toAgentsTools(f.host, { agent: agentRef, approval: 'framework' }), [
+      toolStep([{ id: 'n-arr', name: 'lookup', args: '[1,2]' }, { id: 'n-json', name: 'lookup', args: '{"q":' }]),
+      textStep('done'),
+    ]);
+    const paused = await runner.run(agent, 'go');
+    expect(paused.interruptions.map((i) => (i.rawItem as { callId: string }).callId)).toEqual(['n-arr', 'n-json']);
+    expect(f.events).toEqual([]);
+    for (const item of paused.interruptions) paused.state.approve(item);
+    await runner.run(agent, paused.state);
+    const sent = sentResults(model.lastCall?.request.input);
+    expect(sent.get('n-arr')?.text).toMatch(/^Invalid arguments for "lookup": /);
+    expect(sent.get('n-json')?.text).toBe('An error occurred while parsing tool arguments. Please try again with valid JSON.');
+    expect(resultEvent(f.events, 'n-arr')?.error?.kind).toBe('invalid-args');
+    expect(f.runs.lookup).toBe(0);
+  });
+
+  it('(the SDK\'s own limit) fails the run when such a call is approved after RunState.fromString: reject those instead', async () => {
+    const f = fixture();
+    const paused = await pause(f, [{ id: 'n-arr', name: 'lookup', args: '[1,2]' }]);
+    await expect(resume(f, paused.state.toString(), (state) => state.approve(state.getInterruptions()[0]!))).rejects.toThrow(/Cannot re-evaluate conditional approval/);
+    const { sent } = await resume(f, paused.state.toString(), (state) => state.reject(state.getInterruptions()[0]!, { message: 'malformed call' }));
+    expect(sent.get('n-arr')?.text).toBe('malformed call');
+    expect(f.runs.lookup).toBe(0);
+  });
+
   it('sends the asks of a run_code program\'s calls to the host\'s channel: the run never pauses inside a program', async () => {
     const { asked, approval } = channel();
     const f = fixture({ approval, runCode: true });

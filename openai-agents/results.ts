@@ -19,8 +19,7 @@
  *   is never built (the run was cancelled in between) goes with its `RunContext`: nothing leaks.
  */
 import type { RunContext, ToolOutputImage, ToolOutputText } from '@openai/agents-core';
-import type { DeniedBy, JsonValue, ToolErrorKind, ToolResult } from '../tools/index.js';
-import { modelContent } from './pending-core.js';
+import { modelContent, type DeniedBy, type JsonValue, type ToolErrorKind, type ToolResult } from '../tools/index.js';
 
 /** The key of our data in `RunToolCallOutputItem.customData`. */
 export const CUSTOM_DATA_KEY = 'ptc';

@@ -2,8 +2,11 @@
  * `toAgentsTools(host)`: the host's tools as `FunctionTool`s for the OpenAI Agents SDK
  * (`@openai/agents-core` 0.20): `new Agent({ tools: toAgentsTools(host) })`. A thin translation:
  * every call goes through `host.call`, with the SDK's call id (`details.toolCall.callId`) as our
- * call id and its abort signal (`details.signal`, the run's `signal`) as ours, in the order our
- * scheduling rule allows (run-schedule.ts). What the model and the app read is in results.ts;
+ * call id and its abort signal (`details.signal`, the run's `signal`) as ours. The SDK starts
+ * every function call of a step at once, whatever the tool; a `StepScheduler` keyed by the run's
+ * `RunContext` (which every call of a run shares, and a run's steps follow one another) holds
+ * them to our scheduling rule, so an exclusive tool is a barrier as in `host.runTurn`, and the
+ * SDK keeps the results in the model's order. What the model and the app read is in results.ts;
  * framework approval in approval.ts; OpenAI's hosted program callers in callers.ts.
  *
  * Parameters: our JSON Schema, as is, with `strict: false`. The SDK then only `JSON.parse`s the
@@ -23,12 +26,10 @@
  */
 import { randomUUID } from 'node:crypto';
 import { tool, type FunctionTool, type FunctionToolCustomDataContext, type RunContext } from '@openai/agents-core';
-import { PtcError, type AgentRef, type ToolHost, type ToolSchema } from '../tools/index.js';
+import { PtcError, selectToolSchemas, StepScheduler, type AgentRef, type ToolHost, type ToolSchema, type ToolSelection } from '../tools/index.js';
 import { approvalEvidence, needsApprovalFor } from './approval.js';
 import { originOfCaller, PROGRAMMATIC_CALLERS } from './callers.js';
-import { selectToolSchemas, type ToolSelection } from './pending-core.js';
 import { callDataOf, CUSTOM_DATA_KEY, modelOutputOf, ResultStore, type AgentsToolOutput } from './results.js';
-import { scheduleInRun } from './run-schedule.js';
 
 /** Options of {@link toAgentsTools}. */
 export interface AgentsToolsOptions extends ToolSelection {
@@ -78,7 +79,7 @@ export function toAgentsTools(host: ToolHost, options: AgentsToolsOptions = {}):
   if (approval !== 'host' && approval !== 'framework') throw new TypeError(`toAgentsTools: approval must be 'host' or 'framework', got ${JSON.stringify(approval)}`);
   const programmaticCallers = options.programmaticCallers ?? false;
   if (typeof programmaticCallers !== 'boolean') throw new TypeError(`toAgentsTools: programmaticCallers must be a boolean, got ${JSON.stringify(programmaticCallers)}`);
-  const shared: Shared = { host, agent: options.agent, approval, programmaticCallers, results: new ResultStore(), neverCalledId: `ptc-runtime:never-called:${randomUUID()}` };
+  const shared: Shared = { host, agent: options.agent, approval, programmaticCallers, results: new ResultStore(), scheduler: new StepScheduler(host), neverCalledId: `ptc-runtime:never-called:${randomUUID()}` };
   const tools = selectToolSchemas(host, options).map((schema) => agentsTool(shared, schema));
   const hostNameOf = new Map<string, string>();
   for (const t of tools) {
@@ -95,6 +96,7 @@ interface Shared {
   readonly approval: 'host' | 'framework';
   readonly programmaticCallers: boolean;
   readonly results: ResultStore;
+  readonly scheduler: StepScheduler;
   readonly neverCalledId: string;
 }
 
@@ -119,9 +121,7 @@ function agentsTool(shared: Shared, schema: ToolSchema): { tool: FunctionTool; h
       const approved = approval === 'framework' ? approvalEvidence(runContext, sdkName, callId, shared.neverCalledId) : undefined;
       const signal = details?.signal;
       const call = { id: callId as string, name: hostName, args: input };
-      const result = await scheduleInRun(host, runContext, host.executionMode(call), () =>
-        host.call(call, { ...(agent ? { agent } : {}), ...(signal ? { signal } : {}), ...(origin ? { origin } : {}), ...(approved ? { approved } : {}) }),
-      );
+      const result = await shared.scheduler.call(runContext, call, { ...(agent ? { agent } : {}), ...(signal ? { signal } : {}), ...(origin ? { origin } : {}), ...(approved ? { approved } : {}) });
       results.set(runContext, callId, result);
       return modelOutputOf(result);
     },

@@ -1,6 +1,7 @@
 /**
  * ptc-runtime/openai-agents against the real Agents SDK (@openai/agents-core 0.20), driven
- * offline by its own ScriptedModel with tracing disabled. Each case checks three sides: what the
+ * offline by its own ScriptedModel with tracing disabled. The shared adapter contract runs over
+ * Runner.run and a streamed run; the cases below it are the SDK's own. Each checks three sides: what the
  * model was sent next (the scripted model's recorded request), what the tool bodies did (spies),
  * and what the host recorded (events).
  */
@@ -9,11 +10,18 @@ import { modelResponder } from '@openai/agents-core/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { agentsCallData, AgentsToolNameError, toAgentsTools } from '../openai-agents/index.js';
 import { createRunCodeTool } from '../runtime/index.js';
-import { createToolHost, decision, defineTool, type ApprovalChannel, type ToolEvent, type ToolHost } from '../tools/index.js';
-import { ToolSelectionError } from '../openai-agents/pending-core.js';
-import { callData, programmaticToolCalling, runner, scriptedAgent, sentResults, textStep, toolStep, type ScriptedCall } from './support/openai-agents-driver.js';
+import { createToolHost, decision, defineTool, ToolSelectionError, type ApprovalChannel, type ToolEvent, type ToolHost } from '../tools/index.js';
+import { describeAdapterContract } from './adapter-contract.js';
+import { agentsDriver, callData, programmaticToolCalling, runner, scriptedAgent, sentResults, textStep, toolStep, type ScriptedCall } from './support/openai-agents-driver.js';
 
 const agentRef = { id: 'agent-1' };
+
+// The Agents SDK has no denied form (a denial is the reason as output) and pauses for approval
+// with interruptions. Aborting the run's signal rejects a plain run; a streamed run ends as
+// cancelled instead (its stream and `completed` resolve), the tool aborted all the same.
+const traits = { deniedForm: false, frameworkApproval: true, exposesValue: true } as const;
+describeAdapterContract('the adapter contract over Runner.run', agentsDriver('run'), { ...traits, abortRejects: true });
+describeAdapterContract('the adapter contract over a streamed run', agentsDriver('stream'), { ...traits, abortRejects: false });
 
 interface Fixture {
   readonly host: ToolHost;
@@ -126,14 +134,6 @@ describe('when the model calls run_code', () => {
 });
 
 describe('when the model calls a tool directly', () => {
-  it('uses the SDK\'s call id as ours in every event, and shows the model our rendered content', async () => {
-    const f = fixture();
-    const { sent, data } = await run(toAgentsTools(f.host, { agent: agentRef }), [{ id: 'fw-id-7', name: 'lookup', args: { q: 'alpha' } }]);
-    expect(sent.get('fw-id-7')?.text).toBe('lookup "alpha": alpha-1, alpha-2');
-    expect(eventsOf(f.events, 'fw-id-7').map((e) => e.type)).toEqual(['tool/call', 'tool/decision', 'tool/result']);
-    expect(data.get('fw-id-7')?.value).toEqual({ q: 'alpha', hits: ['alpha-1', 'alpha-2'] });
-  });
-
   it('offers the model our JSON Schema as is (strict: false): the SDK adds no nullable fields and an omitted optional field stays absent', async () => {
     const f = fixture();
     const { model } = await run(toAgentsTools(f.host, { include: ['lookup'] }), [{ id: 'c1', name: 'lookup', args: { q: 'alpha' } }]);
@@ -152,13 +152,6 @@ describe('when the model calls a tool directly', () => {
     expect(data.get('c-deny')).toMatchObject({ isError: true, denied: { by: 'guard', reason: 'secret terms are off limits' }, error: { kind: 'denied' } });
     expect(data.get('c-deny')).not.toHaveProperty('value');
     expect(result.finalOutput).toBe('done');
-  });
-
-  it('fails an ask closed when the host has no approval channel: denied as unavailable, the body never runs', async () => {
-    const f = fixture();
-    const { sent } = await run(toAgentsTools(f.host, { agent: agentRef }), [{ id: 'c-ask', name: 'deploy', args: { env: 'prod' } }]);
-    expect(sent.get('c-ask')?.text).toMatch(/^The call to "deploy" was denied by the approver: unavailable: no approval channel to ask \(deploys need a person\)/);
-    expect(f.runs.deploy).toBe(0);
   });
 
   it('fails an ask closed when no agent is named, even with a channel that would approve', async () => {
@@ -258,19 +251,6 @@ describe('when the model calls a tool directly', () => {
     ]);
   });
 
-  it('passes the run\'s abort signal to the running tool; the run rejects and the call is recorded as aborted', async () => {
-    const f = fixture();
-    const controller = new AbortController();
-    const running = run(toAgentsTools(f.host, { agent: agentRef }), [{ id: 'c-wait', name: 'wait', args: {} }], { signal: controller.signal });
-    const settled = running.then(() => 'resolved', (err: unknown) => err);
-    for (let i = 0; i < 500 && f.waitSignals.length === 0; i++) await new Promise((r) => setTimeout(r, 5));
-    expect(f.waitSignals).toHaveLength(1);
-    expect(f.waitSignals[0]!.aborted).toBe(false);
-    controller.abort(new Error('user pressed stop'));
-    expect(await settled).toMatchObject({ message: 'user pressed stop' });
-    expect(f.waitSignals[0]!.aborted).toBe(true);
-    expect(resultEvent(f.events, 'c-wait')?.error?.kind).toBe('aborted');
-  });
 });
 
 describe('when the run streams', () => {
@@ -368,14 +348,6 @@ describe('with approval: \'framework\'', () => {
     return { result, sent: sentResults(model.lastCall?.request.input), data: callData(result) };
   };
 
-  it('pauses on an ask with one interruption for our call id, recording and running nothing, and never asks the host\'s channel', async () => {
-    const { asked, approval } = channel();
-    const f = fixture({ approval });
-    const paused = await pause(f);
-    expect(paused.interruptions.map((i) => [i.type, (i.rawItem as { callId: string }).callId, i.name])).toEqual([['tool_approval_item', 'c-fw', 'deploy']]);
-    expect([f.runs.deploy, asked, f.events]).toEqual([0, [], []]);
-  });
-
   it('runs the approved call once after the state crossed toString/fromString, recorded as approved in the framework, the channel never asked', async () => {
     const { asked, approval } = channel();
     const f = fixture({ approval });
@@ -395,27 +367,6 @@ describe('with approval: \'framework\'', () => {
     const { sent } = await resume(f, paused.state.toString(), (state) => state.reject(state.getInterruptions()[0]!, { message: 'not on a Friday' }));
     expect(sent.get('c-fw')?.text).toBe('not on a Friday');
     expect([f.runs.deploy, f.events]).toEqual([0, []]);
-  });
-
-  it('still denies an approved call that a guard added since then refuses, and records it', async () => {
-    const f = fixture();
-    const paused = await pause(f);
-    f.host.hooks.guard((e) => (e.toolName === 'deploy' ? 'deploys are frozen' : undefined));
-    const { sent } = await resume(f, paused.state.toString(), (state) => state.approve(state.getInterruptions()[0]!));
-    expect(sent.get('c-fw')?.text).toBe('The call to "deploy" was denied by the guard: deploys are frozen');
-    expect(f.runs.deploy).toBe(0);
-    expect(resultEvent(f.events, 'c-fw')?.denied).toMatchObject({ by: 'guard', reason: 'deploys are frozen' });
-  });
-
-  it('lets a call that does not ask run at once, in the same step as one that waits', async () => {
-    const f = fixture();
-    const paused = await pause(f, [
-      { id: 'c-now', name: 'lookup', args: { q: 'alpha' } },
-      { id: 'c-fw', name: 'deploy', args: { env: 'prod' } },
-    ]);
-    expect(paused.interruptions.map((i) => (i.rawItem as { callId: string }).callId)).toEqual(['c-fw']);
-    expect([f.runs.lookup, f.runs.deploy]).toEqual([1, 0]);
-    expect(resultEvent(f.events, 'c-now')?.isError).toBe(false);
   });
 
   it('does not interrupt for a call the pipeline denies or refuses: it runs, and the model reads why', async () => {

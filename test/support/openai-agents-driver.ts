@@ -3,9 +3,10 @@
  * `ScriptedModel` from `@openai/agents-core/testing`, and readers of what the model was sent
  * next and what the app got.
  */
-import { Agent, Runner, setTracingDisabled, type AgentInputItem, type Tool } from '@openai/agents-core';
+import { Agent, RunState, Runner, setTracingDisabled, type AgentInputItem, type RunToolApprovalItem, type Tool } from '@openai/agents-core';
 import { assistantMessage, functionCall, ScriptedModel, type ScriptedModelInput } from '@openai/agents-core/testing';
-import { agentsCallData, type AgentsCallData } from '../../openai-agents/index.js';
+import { agentsCallData, toAgentsTools, type AgentsCallData } from '../../openai-agents/index.js';
+import type { AdapterDriver, RunOptions, SeenResult, TurnOutcome } from '../adapter-contract.js';
 
 // Tracing would try to export spans; the Runner option covers runs, this the global provider.
 setTracingDisabled(true);
@@ -75,4 +76,66 @@ export function scriptedAgent(tools: readonly Tool[], steps: readonly ScriptedMo
   const model = new ScriptedModel(steps);
   const agent = new Agent({ name: 'assistant', instructions: 'Use the tools.', model, tools: [...tools] });
   return { model, agent };
+}
+
+interface RunLike {
+  readonly newItems: readonly unknown[];
+  readonly interruptions?: readonly RunToolApprovalItem[];
+  readonly state: { toString(): string };
+}
+
+/** Runner.run, or a streamed run drained to its end (which rejects as the plain run would). */
+async function runAgent(agent: Agent<unknown, 'text'>, input: string | RunState<unknown, Agent<unknown, 'text'>>, mode: 'run' | 'stream', signal?: AbortSignal): Promise<RunLike> {
+  if (mode === 'run') return runner.run(agent, input, signal ? { signal } : {});
+  const stream = await runner.run(agent, input, { stream: true, ...(signal ? { signal } : {}) });
+  for await (const _event of stream);
+  await stream.completed;
+  if (stream.error) throw stream.error;
+  return stream;
+}
+
+/**
+ * The contract driver: Runner.run (or a streamed run) over a ScriptedModel whose first step
+ * makes the calls and whose next answers with text; approvals answered as an app in another
+ * process would (state.toString(), RunState.fromString with a fresh agent and tool list,
+ * approve or reject, run again). The Responses API's function_call_result has no error flag, so
+ * the form the model "saw" is read from our record of the call (customData.ptc): an error or a
+ * denial is the error form (no denied form); a call the SDK itself rejected has no record and
+ * is the error form too.
+ */
+export function agentsDriver(mode: 'run' | 'stream'): AdapterDriver {
+  const outcomeOf = (result: RunLike, input: string | readonly AgentInputItem[] | undefined, options: RunOptions): TurnOutcome => {
+    const data = callData(result);
+    const seen = new Map<string, SeenResult>();
+    for (const [id, sent] of sentResults(input)) seen.set(id, { form: data.get(id)?.isError === false ? 'result' : 'error', text: sent.text });
+    const outputs = new Map<string, unknown>([...data].filter(([, d]) => !d.isError).map(([id, d]) => [id, d.value]));
+    const interruptions = result.interruptions ?? [];
+    return {
+      seen,
+      outputs,
+      pendingApprovals: interruptions.map((i) => (i.rawItem as { callId: string }).callId),
+      ...(interruptions.length > 0
+        ? {
+            resume: async (answers: ReadonlyMap<string, boolean>) => {
+              const { model, agent } = scriptedAgent(toAgentsTools(options.host, { agent: options.agent, approval: options.approval }), [textStep('done')]);
+              const state = await RunState.fromString(agent, result.state.toString());
+              for (const item of state.getInterruptions()) {
+                if (answers.get((item.rawItem as { callId: string }).callId) === true) state.approve(item);
+                else state.reject(item, { message: 'the person said no' });
+              }
+              const resumed = await runAgent(agent, state, mode);
+              return outcomeOf(resumed, model.calls[0]?.request.input, options);
+            },
+          }
+        : {}),
+    };
+  };
+  return {
+    async run(options) {
+      const calls = options.calls.map((c) => ({ id: c.id, name: c.name, args: c.args as Record<string, unknown> }));
+      const { model, agent } = scriptedAgent(toAgentsTools(options.host, { agent: options.agent, approval: options.approval }), [toolStep(calls), textStep('done')]);
+      const result = await runAgent(agent, 'go', mode, options.signal);
+      return outcomeOf(result, model.calls[1]?.request.input, options);
+    },
+  };
 }

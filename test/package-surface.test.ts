@@ -36,9 +36,10 @@ const ADAPTER_PEERS: Readonly<Record<string, readonly string[]>> = {
   'otel/index.ts': ['@opentelemetry/api'],
   'ai-sdk/index.ts': ['ai'],
   'openai-agents/index.ts': ['@openai/agents-core'],
+  'langchain/index.ts': ['@langchain/core'],
 };
-/** Peers of adapters still to come: no entry may load them yet. */
-const FUTURE_PEERS = ['@openai/agents', 'openai', '@anthropic-ai/sdk', '@langchain/core', '@langchain/langgraph', 'langchain'];
+/** Peers of adapters still to come, and LangGraph (a test-only dependency): no entry may load them. */
+const FUTURE_PEERS = ['@openai/agents', 'openai', '@anthropic-ai/sdk', '@langchain/langgraph', 'langchain'];
 const PEERS = [...Object.values(ADAPTER_PEERS).flat(), ...FUTURE_PEERS];
 
 const FORBIDDEN = ['isolated-vm', 'node:child_process', 'child_process', 'typescript', 'ts-morph', 'esbuild', 'minisearch', 'playwright-core', ...PEERS];
@@ -62,8 +63,9 @@ describe('the package root', () => {
     expect([...closure('otel/index.ts').bare.keys()].filter((spec) => !spec.startsWith('node:'))).toEqual(['@opentelemetry/api']);
   });
 
-  it('the checker itself sees forbidden imports (runtime does import isolated-vm, ai-sdk does import ai)', () => {
+  it('the checker itself sees forbidden imports (runtime does import isolated-vm, ai-sdk does import ai, langchain @langchain/core)', () => {
     expect(loads(closure('ai-sdk/index.ts').bare, 'ai')).toBe(true);
+    expect(loads(closure('langchain/index.ts').bare, '@langchain/core')).toBe(true);
     const { bare } = closure('runtime/index.ts');
     expect([...bare.keys()].some((spec) => FORBIDDEN.includes(spec))).toBe(true);
   });

@@ -1,4 +1,5 @@
 /** examples/langchain.ts runs: LangChain's scripted model calls run_code, reads the result, answers; in a LangGraph graph and in a loop of one's own. */
+import { readFileSync } from 'node:fs';
 import { AIMessage, ToolMessage, type BaseMessage } from '@langchain/core/messages';
 import { fakeModel } from '@langchain/core/testing';
 import { describe, expect, it } from 'vitest';
@@ -30,4 +31,17 @@ describe('the LangChain example', () => {
     const model = scripted();
     checkRun(model, await toolLoopExample(model));
   }, 60_000);
+});
+
+describe('the LangChain section of docs/agent-loop.md', () => {
+  it('shows code that is in examples/langchain.ts, line for line', () => {
+    const full = readFileSync(new URL('../docs/agent-loop.md', import.meta.url), 'utf8');
+    const start = full.indexOf('## LangChain / LangGraph');
+    const doc = full.slice(start, full.indexOf('\n## ', start + 1));
+    const example = readFileSync(new URL('../examples/langchain.ts', import.meta.url), 'utf8');
+    const lines = new Set(example.split('\n').map((l) => l.trim()));
+    const blocks = [...doc.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1]!);
+    expect(blocks).toHaveLength(2);
+    for (const line of blocks.flatMap((b) => b.split('\n')).map((l) => l.trim()).filter(Boolean)) expect(lines.has(line), line).toBe(true);
+  });
 });

@@ -37,9 +37,10 @@ const ADAPTER_PEERS: Readonly<Record<string, readonly string[]>> = {
   'ai-sdk/index.ts': ['ai'],
   'openai-agents/index.ts': ['@openai/agents-core'],
   'langchain/index.ts': ['@langchain/core'],
+  'anthropic/index.ts': ['@anthropic-ai/sdk'],
 };
-/** Peers of adapters still to come, and LangGraph (a test-only dependency): no entry may load them. */
-const FUTURE_PEERS = ['@openai/agents', 'openai', '@anthropic-ai/sdk', '@langchain/langgraph', 'langchain'];
+/** Peers no entry may load: the Agents SDK's umbrella package, the OpenAI client (loaded only through agents-core), LangGraph and langchain (test-only). */
+const FUTURE_PEERS = ['@openai/agents', 'openai', '@langchain/langgraph', 'langchain'];
 const PEERS = [...Object.values(ADAPTER_PEERS).flat(), ...FUTURE_PEERS];
 
 const FORBIDDEN = ['isolated-vm', 'node:child_process', 'child_process', 'typescript', 'ts-morph', 'esbuild', 'minisearch', 'playwright-core', ...PEERS];
@@ -63,9 +64,10 @@ describe('the package root', () => {
     expect([...closure('otel/index.ts').bare.keys()].filter((spec) => !spec.startsWith('node:'))).toEqual(['@opentelemetry/api']);
   });
 
-  it('the checker itself sees forbidden imports (runtime does import isolated-vm, ai-sdk does import ai, langchain @langchain/core)', () => {
+  it('the checker itself sees forbidden imports (runtime does import isolated-vm, ai-sdk ai, langchain @langchain/core, anthropic @anthropic-ai/sdk)', () => {
     expect(loads(closure('ai-sdk/index.ts').bare, 'ai')).toBe(true);
     expect(loads(closure('langchain/index.ts').bare, '@langchain/core')).toBe(true);
+    expect(loads(closure('anthropic/index.ts').bare, '@anthropic-ai/sdk')).toBe(true);
     const { bare } = closure('runtime/index.ts');
     expect([...bare.keys()].some((spec) => FORBIDDEN.includes(spec))).toBe(true);
   });

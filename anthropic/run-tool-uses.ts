@@ -1,0 +1,59 @@
+/**
+ * `runToolUses(host, message)`: the manual Messages API loop's tool step. Every `tool_use` block
+ * of the reply is one call of a single `host.runTurn`, so the scheduling rules hold as for any
+ * model turn (parallel-safe calls side by side in a rolling pool, an exclusive call a barrier),
+ * and the `tool_result` blocks come back in `tool_use` order, whatever order the calls ended in.
+ *
+ * The block's `id` is our call id (every event of the call carries it) and the signal is ours.
+ * Approval is the host's channel: the Messages API has no approval flow of its own, so an `ask`
+ * is put to `createToolHost({ approval })` inside the call, for the `agent`, and fails closed
+ * (denied as unavailable) without a channel or an agent.
+ *
+ * A call from Claude's program in the code execution tool (a `tool_use` with a non-direct
+ * `caller`) runs in the same batch with its own origin (`runTurn`'s `perCall`), recorded as the
+ * provider program's, and its result is text only. Send the reply with the message's
+ * `container` id (`container: message.container?.id`), so the waiting program gets it.
+ */
+import type { BetaMessage, BetaMessageParam } from '@anthropic-ai/sdk/resources/beta/messages';
+import type { Message, MessageParam, ToolResultBlockParam } from '@anthropic-ai/sdk/resources/messages';
+import type { AgentRef, ToolHost, TurnCallOptions } from '../tools/index.js';
+import { toolResultBlock } from './results.js';
+import { readToolUses } from './tool-uses.js';
+
+/** A message whose `tool_use` blocks to run: a reply, or one read back from history. */
+export type ToolUseMessage = Pick<Message, 'content'> | Pick<BetaMessage, 'content'> | Pick<MessageParam, 'content'> | Pick<BetaMessageParam, 'content'>;
+
+/** Options of {@link runToolUses}. */
+export interface RunToolUsesOptions {
+  /** Who the calls run for. The host's approval channel needs one: without it an `ask` is denied. */
+  readonly agent?: AgentRef;
+  /** Aborts the calls: running ones see it as their signal, the ones not started are refused. */
+  readonly signal?: AbortSignal;
+}
+
+/**
+ * Runs every `tool_use` block of `message` through `host.runTurn` and returns one `tool_result`
+ * block per block, in order: the content for the next user message. Other blocks (text,
+ * thinking, server tools' blocks, toolset members' calls) are not ours and get none. A malformed
+ * `tool_use` gets an error result (recorded by the pipeline); nothing is thrown for a failed
+ * call. Throws a `TypeError` only when `message` has no `content` string or array.
+ */
+export async function runToolUses(host: ToolHost, message: ToolUseMessage, options: RunToolUsesOptions = {}): Promise<ToolResultBlockParam[]> {
+  const uses = readToolUses(message);
+  if (uses.length === 0) return [];
+  // A call's origin is keyed by its id; only the first block with an id runs (runTurn refuses
+  // the others), so only its origin may be attached to that id.
+  const perCall = new Map<string, TurnCallOptions>();
+  const ids = new Set<string>();
+  for (const use of uses) {
+    if (ids.has(use.toolUseId)) continue;
+    ids.add(use.toolUseId);
+    if (use.origin) perCall.set(use.toolUseId, { origin: use.origin });
+  }
+  const { agent, signal } = options;
+  const results = await host.runTurn(
+    uses.map((use) => use.call),
+    { ...(agent ? { agent } : {}), ...(signal ? { signal } : {}), ...(perCall.size > 0 ? { perCall } : {}) },
+  );
+  return uses.map((use, i) => toolResultBlock(use.toolUseId, results[i]!, { textOnly: use.origin !== undefined }));
+}

@@ -1,0 +1,75 @@
+/**
+ * `toAnthropicRunnableTools(host)`: the host's tools for the SDK's own loop,
+ * `client.beta.messages.toolRunner({ tools })`, which calls each tool's `run` for the model's
+ * `tool_use` blocks and sends the results back itself.
+ *
+ * - `run` goes through `host.call` with the block's id (`context.toolUse.id`) as our call id and
+ *   the runner's signal (`context.signal`) as ours; `parse` is the identity, because our
+ *   pipeline is the one validator (invalid input is refused there, naming the path).
+ * - A failure or denial throws the SDK's `ToolError` with our content: the runner sends exactly
+ *   that content with `is_error: true` (any other throw would become its own `Error: ...` text).
+ *   Nothing reaches the app as an exception.
+ * - A call from Claude's program in the code execution tool (`context.toolUse.caller`) runs with
+ *   the provider-program origin and gets text only, as in `runToolUses`.
+ * - Scheduling: the runner starts every call of a reply at once (and, with `runToolsEagerly`,
+ *   while the reply still streams), in the model's order. The tools of one set share one
+ *   scheduler, so the rules of a turn still hold: parallel-safe calls side by side (up to the
+ *   host's `maxConcurrency`), an exclusive call a barrier. Give each runner its own set:
+ *   two runners sharing one would queue behind each other's exclusive calls.
+ * - Approval: the host's channel, as in `runToolUses` (the runner has no approval flow).
+ */
+import type { BetaRunnableTool, BetaToolRunContext } from '@anthropic-ai/sdk/lib/tools/BetaRunnableTool';
+import { ToolError, type BetaToolResultContentBlockParam } from '@anthropic-ai/sdk/resources/beta/messages';
+import { CallScheduler, type AgentRef, type CallOptions, type ToolHost, type ToolResult } from '../tools/index.js';
+import { resultBlocks, resultText } from './results.js';
+import { originOf } from './tool-uses.js';
+import { toAnthropicTools, type AnthropicToolsOptions } from './tools.js';
+
+/** One of our tools as the SDK's tool runner takes it. Its input is whatever the model sent. */
+export type AnthropicRunnableTool = BetaRunnableTool<unknown>;
+
+/** Options of {@link toAnthropicRunnableTools}. */
+export interface AnthropicRunnableToolsOptions extends AnthropicToolsOptions {
+  /** Who the calls run for. The host's approval channel needs one: without it an `ask` is denied. */
+  readonly agent?: AgentRef;
+}
+
+/**
+ * The host's tools (all, or `include` minus `exclude`) as runnable tools for
+ * `client.beta.messages.toolRunner`. Throws as `toAnthropicTools` does.
+ */
+export function toAnthropicRunnableTools(host: ToolHost, options: AnthropicRunnableToolsOptions = {}): AnthropicRunnableTool[] {
+  const { agent } = options;
+  const scheduler = new CallScheduler(host.maxConcurrency);
+  return toAnthropicTools(host, options).map((definition): AnthropicRunnableTool => {
+    const name = definition.name;
+    return {
+      type: 'custom',
+      ...definition,
+      parse: (input: unknown) => input,
+      async run(input: unknown, context?: BetaToolRunContext): Promise<string | BetaToolResultContentBlockParam[]> {
+        const { id, caller, signal } = readContext(context);
+        const origin = originOf(caller);
+        const call = { id: id as string, name, args: input }; // the pipeline refuses a missing id
+        const callOptions: CallOptions = { ...(agent ? { agent } : {}), ...(signal ? { signal } : {}), ...(origin ? { origin } : {}) };
+        const result: ToolResult = await scheduler.submit(host.executionMode(call), () => host.call(call, callOptions));
+        const blocks = origin ? undefined : resultBlocks(result);
+        // The runner always sends a content: an empty result is the empty string.
+        const content = blocks === undefined ? resultText(result) : blocks.length > 0 ? blocks : '';
+        if (result.isError) throw new ToolError(content);
+        return content;
+      },
+    };
+  });
+}
+
+/** The block id, caller and signal of a run, read once; the runner's context is untrusted too. */
+function readContext(context: BetaToolRunContext | undefined): { id: unknown; caller: unknown; signal: AbortSignal | undefined } {
+  try {
+    const toolUse = context?.toolUse as { id?: unknown; caller?: unknown } | undefined;
+    const signal = context?.signal;
+    return { id: toolUse?.id, caller: toolUse?.caller, signal: signal instanceof AbortSignal ? signal : undefined };
+  } catch {
+    return { id: undefined, caller: { unreadable: true }, signal: undefined };
+  }
+}

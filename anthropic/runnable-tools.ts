@@ -15,9 +15,11 @@
  *   while the reply still streams), in the model's order. The tools of one set share one
  *   scheduler, so the rules of a turn still hold: parallel-safe calls side by side (up to the
  *   host's `maxConcurrency`), an exclusive call a barrier. Give each runner its own set:
- *   two runners sharing one would queue behind each other's exclusive calls.
+ *   two runners sharing one would queue behind each other's exclusive calls. A queued call
+ *   still runs in its own async context (the SDK's span for its tool_use).
  * - Approval: the host's channel, as in `runToolUses` (the runner has no approval flow).
  */
+import { AsyncResource } from 'node:async_hooks';
 import type { BetaRunnableTool, BetaToolRunContext } from '@anthropic-ai/sdk/lib/tools/BetaRunnableTool';
 import { ToolError, type BetaToolResultContentBlockParam } from '@anthropic-ai/sdk/resources/beta/messages';
 import { CallScheduler, type AgentRef, type CallOptions, type ToolHost, type ToolResult } from '../tools/index.js';
@@ -52,7 +54,10 @@ export function toAnthropicRunnableTools(host: ToolHost, options: AnthropicRunna
         const origin = originOf(caller);
         const call = { id: id as string, name, args: input }; // the pipeline refuses a missing id
         const callOptions: CallOptions = { ...(agent ? { agent } : {}), ...(signal ? { signal } : {}), ...(origin ? { origin } : {}) };
-        const result: ToolResult = await scheduler.submit(host.executionMode(call), () => host.call(call, callOptions));
+        // Bound to this run's async context: a queued call starts from another call's ending, and
+        // must still run in its own (the SDK's span for this tool_use, an app's AsyncLocalStorage).
+        const task = AsyncResource.bind(() => host.call(call, callOptions));
+        const result: ToolResult = await scheduler.submit(host.executionMode(call), task);
         const blocks = origin ? undefined : resultBlocks(result);
         // The runner always sends a content: an empty result is the empty string.
         const content = blocks === undefined ? resultText(result) : blocks.length > 0 ? blocks : '';

@@ -7,8 +7,9 @@
  *   the runner's signal (`context.signal`) as ours; `parse` is the identity, because our
  *   pipeline is the one validator (invalid input is refused there, naming the path).
  * - A failure or denial throws the SDK's `ToolError` with our content: the runner sends exactly
- *   that content with `is_error: true` (any other throw would become its own `Error: ...` text).
- *   Nothing reaches the app as an exception.
+ *   that content with `is_error: true` (any other throw would become its own `Error: ...` text,
+ *   which is also what a runner from another copy of the SDK sends). Nothing reaches the app as
+ *   an exception.
  * - A call from Claude's program in the code execution tool (`context.toolUse.caller`) runs with
  *   the provider-program origin and gets text only, as in `runToolUses`.
  * - Scheduling: the runner starts every call of a reply at once (and, with `runToolsEagerly`,

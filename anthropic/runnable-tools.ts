@@ -13,17 +13,17 @@
  * - A call from Claude's program in the code execution tool (`context.toolUse.caller`) runs with
  *   the provider-program origin and gets text only, as in `runToolUses`.
  * - Scheduling: the runner starts every call of a reply at once (and, with `runToolsEagerly`,
- *   while the reply still streams), in the model's order. The tools of one set share one
- *   scheduler, so the rules of a turn still hold: parallel-safe calls side by side (up to the
- *   host's `maxConcurrency`), an exclusive call a barrier. Give each runner its own set:
- *   two runners sharing one would queue behind each other's exclusive calls. A queued call
- *   still runs in its own async context (the SDK's span for its tool_use).
+ *   while the reply still streams), in the model's order. The calls go through a
+ *   `StepScheduler`, so the rules of a turn still hold: parallel-safe calls side by side (up to
+ *   the host's `maxConcurrency`), an exclusive call a barrier. The runner gives its calls no step
+ *   object, so they queue by the runner's signal, and without one share a queue per tool set:
+ *   give each runner its own set (or signal), or two runners would wait on each other's
+ *   exclusive calls. A queued call still runs in its own async context (the SDK's span).
  * - Approval: the host's channel, as in `runToolUses` (the runner has no approval flow).
  */
-import { AsyncResource } from 'node:async_hooks';
 import type { BetaRunnableTool, BetaToolRunContext } from '@anthropic-ai/sdk/lib/tools/BetaRunnableTool';
 import { ToolError, type BetaToolResultContentBlockParam } from '@anthropic-ai/sdk/resources/beta/messages';
-import { CallScheduler, type AgentRef, type CallOptions, type ToolHost, type ToolResult } from '../tools/index.js';
+import { StepScheduler, type AgentRef, type CallOptions, type ToolHost, type ToolResult } from '../tools/index.js';
 import { resultBlocks, resultText } from './results.js';
 import { originOf } from './tool-uses.js';
 import { toAnthropicTools, type AnthropicToolsOptions } from './tools.js';
@@ -43,7 +43,7 @@ export interface AnthropicRunnableToolsOptions extends AnthropicToolsOptions {
  */
 export function toAnthropicRunnableTools(host: ToolHost, options: AnthropicRunnableToolsOptions = {}): AnthropicRunnableTool[] {
   const { agent } = options;
-  const scheduler = new CallScheduler(host.maxConcurrency);
+  const steps = new StepScheduler(host);
   return toAnthropicTools(host, options).map((definition): AnthropicRunnableTool => {
     const name = definition.name;
     return {
@@ -55,10 +55,8 @@ export function toAnthropicRunnableTools(host: ToolHost, options: AnthropicRunna
         const origin = originOf(caller);
         const call = { id: id as string, name, args: input }; // the pipeline refuses a missing id
         const callOptions: CallOptions = { ...(agent ? { agent } : {}), ...(signal ? { signal } : {}), ...(origin ? { origin } : {}) };
-        // Bound to this run's async context: a queued call starts from another call's ending, and
-        // must still run in its own (the SDK's span for this tool_use, an app's AsyncLocalStorage).
-        const task = AsyncResource.bind(() => host.call(call, callOptions));
-        const result: ToolResult = await scheduler.submit(host.executionMode(call), task);
+        // The runner hands its calls no step object; its signal is one per runner (when given).
+        const result: ToolResult = await steps.call(signal, call, callOptions);
         const blocks = origin ? undefined : resultBlocks(result);
         // The runner always sends a content: an empty result is the empty string.
         const content = blocks === undefined ? resultText(result) : blocks.length > 0 ? blocks : '';

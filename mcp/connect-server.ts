@@ -176,8 +176,13 @@ export async function connectServer(spec: McpServerSpec, options: ConnectOptions
     };
   } catch (err) {
     closing = true;
+    // A server that failed may still have the end of its stderr in the pipe (the line saying
+    // why): read it before closing the transport, which drops what is unread. A server still
+    // alive (a start timeout) ends it only when closed, after at most this wait.
+    const drained = () => Promise.race([stderrDone, new Promise((resolve) => setTimeout(resolve, 1_000).unref())]);
+    await drained();
     await client.close().catch(() => {});
-    await Promise.race([stderrDone, new Promise((resolve) => setTimeout(resolve, 1_000).unref())]);
+    await drained();
     const problem = exit && exit.code !== null ? `${(err as Error)?.message ?? String(err)} (it exited with code ${exit.code})` : ((err as Error)?.message ?? String(err));
     throw new McpServerStartError(spec.name, describeServer(spec), redactSecrets(problem), redactSecrets(tail.text()));
   } finally {

@@ -19,6 +19,20 @@ export function errorText(err: unknown, fallback = 'unprintable error'): string 
   }
 }
 
+/**
+ * Cuts `text` to at most `max` characters (default 16 KiB, the most of a tool's own error text a
+ * result carries), saying so. Every message built from untrusted input goes through it.
+ */
+export function clipText(text: string, max = MAX_ERROR_CHARS): string {
+  if (text.length <= max) return text;
+  // Never end on half a surrogate pair.
+  const end = /[\uD800-\uDBFF]/.test(text[max - 1] ?? '') ? max - 1 : max;
+  return `${text.slice(0, end)} ... [cut at ${max} characters of ${text.length}]`;
+}
+
+/** Longest error text of a tool's own that a result carries (the model reads it). */
+export const MAX_ERROR_CHARS = 16 * 1024;
+
 /** Base class of every error this package throws on the host side. */
 export class PtcError extends Error {
   readonly [BRAND] = true;

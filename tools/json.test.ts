@@ -2,8 +2,15 @@ import { describe, expect, it } from 'vitest';
 import { materializeJson, NotJsonError, toJson } from './json.js';
 
 describe('toJson', () => {
-  it('keeps a __proto__ key as an own property without touching any prototype', () => {
-    const copy = toJson(JSON.parse('{"__proto__":{"polluted":1},"a":[1,{"__proto__":null}]}')) as Record<string, unknown>;
+  it('refuses prototype keys by default, naming the path', () => {
+    expect(() => toJson(JSON.parse('{"a":[1,{"__proto__":null}]}'))).toThrow('$.a[1].__proto__: a "__proto__" key is not accepted');
+    expect(() => toJson(JSON.parse('{"constructor":{"prototype":{}}}'))).toThrow(/\$\.constructor: an object with a "prototype" key under "constructor"/);
+    expect(() => materializeJson(JSON.parse('{"__proto__":1}'))).toThrow(NotJsonError);
+    expect(toJson({ constructor: 1, prototype: { a: 1 }, b: { constructor: { name: 'x' } } })).toEqual({ constructor: 1, prototype: { a: 1 }, b: { constructor: { name: 'x' } } });
+  });
+
+  it("with prototypeKeys: 'keep', keeps a __proto__ key as an own property without touching any prototype", () => {
+    const copy = toJson(JSON.parse('{"__proto__":{"polluted":1},"a":[1,{"__proto__":null}]}'), '$', { prototypeKeys: 'keep' }) as Record<string, unknown>;
     expect(Object.getPrototypeOf(copy)).toBe(Object.prototype);
     expect(Object.hasOwn(copy, '__proto__')).toBe(true);
     expect((copy as { polluted?: unknown }).polluted).toBeUndefined();

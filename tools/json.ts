@@ -5,9 +5,18 @@
  * deep-frozen, so history, audit, UI and execution all see one immutable snapshot. The copier
  * is strict on purpose: a value that is not JSON (function, BigInt, symbol, cycle, accessor,
  * class instance, non-finite number, sparse array) is refused with the path where it was found,
- * never coerced. Keys such as `__proto__` become ordinary own properties (defineProperty), so a
- * model cannot pollute a prototype through its arguments.
+ * never coerced. A `toJSON` method is a function like any other: refused, never called.
+ *
+ * Prototype keys: a copy never pollutes a prototype itself (every key becomes an own data
+ * property), but the snapshot is handed to tool bodies and listeners, and a tool that
+ * deep-merges its input follows `__proto__` or `constructor.prototype` into `Object.prototype`.
+ * So by default a copy refuses a `__proto__` key anywhere, and an object under a `constructor`
+ * key that has a `prototype` key (the safe default of secure JSON parsers); a `constructor` or
+ * `prototype` key with any other value is data. Readers of logs and displays, which hand
+ * values to no tool, ask for `prototypeKeys: 'keep'`.
  */
+
+import { PtcError } from './errors.js';
 
 /** A JSON value as it crosses every boundary of the pipeline. */
 export type JsonValue = null | boolean | number | string | JsonValue[] | JsonObject;
@@ -15,14 +24,21 @@ export type JsonValue = null | boolean | number | string | JsonValue[] | JsonObj
 export type JsonObject = { [key: string]: JsonValue };
 
 /** A value could not be copied as plain JSON; `path` says where (`$.items[2].when`). */
-export class NotJsonError extends Error {
+export class NotJsonError extends PtcError {
   override readonly name = 'NotJsonError';
   constructor(
     readonly path: string,
     readonly found: string,
+    message = `${path}: ${found} is not a JSON value`,
   ) {
-    super(`${path}: ${found} is not a JSON value`);
+    super(message);
   }
+}
+
+/** How a copy treats prototype keys (see the file's note). */
+export interface JsonCopyOptions {
+  /** `'refuse'` (default): a `__proto__` key, or `constructor: { prototype }`, is a {@link NotJsonError}. `'keep'`: plain data. */
+  readonly prototypeKeys?: 'refuse' | 'keep';
 }
 
 const IDENT = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
@@ -58,21 +74,32 @@ function setOwn(target: Record<string, unknown>, key: string, value: unknown): v
 }
 
 /**
- * Copies `value` into fresh plain JSON (not frozen), refusing anything that is not JSON.
- * `undefined` object members are dropped, as JSON.stringify does; an `undefined` root or array
- * element is refused. Throws {@link NotJsonError}.
+ * Copies `value` into fresh plain JSON (not frozen), refusing anything that is not JSON and, by
+ * default, prototype keys. `undefined` object members are dropped, as JSON.stringify does; an
+ * `undefined` root or array element is refused. Throws {@link NotJsonError}.
  */
-export function toJson(value: unknown, path = '$'): JsonValue {
-  return new Walk(path, false).copy(value);
+export function toJson(value: unknown, path = '$', options: JsonCopyOptions = {}): JsonValue {
+  return new Walk(path, false, options.prototypeKeys !== 'keep').copy(value);
 }
 
 /**
- * Checks in place that a value is plain JSON and freezes it, all the way down (no copy). For
- * values this package just built (zod's parse output over a fresh copy). Throws {@link NotJsonError}.
+ * Checks in place that a value is plain JSON without prototype keys and freezes it, all the way
+ * down (no copy). For values this package just built (zod's parse output over a fresh copy).
+ * Throws {@link NotJsonError}.
  */
 export function freezeJson(value: unknown, path = '$'): JsonValue {
-  new Walk(path, true).check(value);
+  new Walk(path, true, true).check(value);
   return value as JsonValue;
+}
+
+/**
+ * Like {@link toJson}, and also counts the values copied (every object, array and scalar), so
+ * a caller can tell a small document from a large one without another walk.
+ */
+export function toJsonCounted(value: unknown, path = '$'): { readonly json: JsonValue; readonly nodes: number } {
+  const walk = new Walk(path, false, true);
+  const json = walk.copy(value);
+  return { json, nodes: walk.nodes };
 }
 
 /**
@@ -83,17 +110,39 @@ export function freezeJson(value: unknown, path = '$'): JsonValue {
 class Walk {
   private readonly objects: object[] = [];
   private readonly keys: (string | number)[] = [];
-  /** `freeze`: copies freeze each object they build (one pass instead of copy, then freeze). */
+  /** Values seen so far (objects, arrays and scalars). */
+  nodes = 0;
+  /**
+   * `freeze`: copies freeze each object they build (one pass instead of copy, then freeze).
+   * `refuseProtoKeys`: prototype keys are refused (see the file's note).
+   */
   constructor(
     private readonly root: string,
     private readonly freeze: boolean,
+    private readonly refuseProtoKeys: boolean,
   ) {}
 
-  private fail(found: string, key?: string | number): never {
+  private pathTo(key?: string | number): string {
     let path = this.root;
     for (const k of this.keys) path = childPath(path, k);
     if (key !== undefined) path = childPath(path, key);
-    throw new NotJsonError(path, found);
+    return path;
+  }
+
+  private fail(found: string, key?: string | number): never {
+    throw new NotJsonError(this.pathTo(key), found);
+  }
+
+  /** A `__proto__` key, or an object under `constructor` that has a `prototype` key. */
+  private refuseProtoKey(key: string, child: unknown): void {
+    if (key === '__proto__') {
+      const path = this.pathTo(key);
+      throw new NotJsonError(path, 'a __proto__ key', `${path}: a "__proto__" key is not accepted (it can pollute a prototype)`);
+    }
+    if (key === 'constructor' && typeof child === 'object' && child !== null && Object.prototype.hasOwnProperty.call(child, 'prototype')) {
+      const path = this.pathTo(key);
+      throw new NotJsonError(path, 'a constructor.prototype key', `${path}: an object with a "prototype" key under "constructor" is not accepted (it can pollute a prototype)`);
+    }
   }
 
   private enter(value: object): void {
@@ -102,6 +151,7 @@ class Walk {
   }
 
   copy(value: unknown): JsonValue {
+    this.nodes++;
     switch (typeof value) {
       case 'string':
       case 'boolean':
@@ -144,6 +194,7 @@ class Walk {
       const desc = Object.getOwnPropertyDescriptor(value, key)!;
       if (!('value' in desc)) this.fail('an accessor property', key);
       if (desc.value === undefined) continue;
+      if (this.refuseProtoKeys && (key === '__proto__' || key === 'constructor')) this.refuseProtoKey(key, desc.value);
       this.keys.push(key);
       const child = this.copy(desc.value);
       this.keys.pop();
@@ -159,6 +210,7 @@ class Walk {
   }
 
   check(value: unknown): void {
+    this.nodes++;
     switch (typeof value) {
       case 'string':
       case 'boolean':
@@ -183,6 +235,7 @@ class Walk {
             delete (value as Record<string, unknown>)[key];
             continue;
           }
+          if (this.refuseProtoKeys && !isArray && (key === '__proto__' || key === 'constructor')) this.refuseProtoKey(key, desc.value);
           this.keys.push(at);
           this.check(desc.value);
           this.keys.pop();
@@ -207,7 +260,7 @@ export function deepFreeze<T extends JsonValue>(value: T): T {
   return value;
 }
 
-/** Copies to fresh JSON and deep-freezes: the snapshot every pipeline step shares. */
+/** Copies to fresh JSON (prototype keys refused) and deep-freezes: the snapshot every pipeline step shares. */
 export function materializeJson(value: unknown, path = '$'): JsonValue {
-  return new Walk(path, true).copy(value);
+  return new Walk(path, true, true).copy(value);
 }

@@ -71,7 +71,7 @@ describe('when arguments are materialized', () => {
     expect(received).toMatchObject({ query: 'original' });
   });
 
-  it('__proto__ and constructor keys in model args cause no prototype pollution', async () => {
+  it('a strict shorthand object refuses a __proto__ key, and a constructor key with a plain value stays data', async () => {
     const { host } = recordingHost();
     let received: unknown;
     host.register(
@@ -82,22 +82,17 @@ describe('when arguments are materialized', () => {
         execute: (args) => void (received = args),
       }),
     );
-    const args = JSON.parse('{"data":{"__proto__":{"polluted":true},"constructor":{"prototype":{"polluted":true}}}}');
-    const result = await host.call({ id: '1', name: 'loose', args });
+    const result = await host.call({ id: '1', name: 'loose', args: JSON.parse('{"data":{"constructor":{"name":"Ada"}}}') });
     expect(result.isError).toBe(false);
-    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
-    expect(Object.prototype).not.toHaveProperty('polluted');
     const data = (received as { data: Record<string, unknown> }).data;
     expect(Object.getPrototypeOf(data)).toBe(Object.prototype);
-    // zod's record drops a `__proto__` key; a `constructor` key stays plain data.
     expect(Object.hasOwn(data, 'constructor')).toBe(true);
     expect(Object.getPrototypeOf(data.constructor)).toBe(Object.prototype);
-    expect((data as { polluted?: unknown }).polluted).toBeUndefined();
 
-    // A strict shorthand object refuses the unknown key instead.
     host.register(tool());
     const strict = await host.call({ id: '2', name: 'search', args: JSON.parse('{"query":"q","__proto__":{"polluted":true}}') });
     expect(strict.error?.kind).toBe('invalid-args');
+    expect(strict.error?.message).toContain('args.__proto__');
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
 });
@@ -205,5 +200,74 @@ describe('when args are hostile objects', () => {
     const result = await host.call({ id: '1', name: 't', args: hostile });
     expect(result.error?.kind).toBe('invalid-args');
     expect(result.error?.message).toMatch(/trap!/);
+  });
+});
+
+describe('when a large document fails validation', () => {
+  const items = 99_990;
+
+  it('stops at the first problem of 100k wrong items, naming its path and saying it stopped', async () => {
+    const { host } = recordingHost();
+    let checks = 0;
+    host.register(
+      defineTool({
+        name: 'tag',
+        description: 'Tags.',
+        parameters: z.object({ ids: z.array(z.number().refine(() => (checks++, false), { message: 'not a known id', abort: true })) }),
+        execute: () => null,
+      }),
+    );
+    const result = await host.call({ id: '1', name: 'tag', args: { ids: Array.from({ length: items }, (_, i) => i) } });
+    expect(result.error?.kind).toBe('invalid-args');
+    expect(result.error?.message).toBe('Invalid arguments for "tag": args.ids[0]: not a known id; validation stopped at the first problem (the document is large; fix it and call again)');
+    // Zod checked one item, not 99,990 (each failing check is an issue, with its path and message).
+    expect(checks).toBe(1);
+  });
+
+  it.each([
+    ['a wrong type', { type: 'string' }, 1],
+    ['minLength', { type: 'string', minLength: 3 }, 'a'],
+    ['a pattern', { type: 'string', pattern: '^x' }, 'a'],
+    ['an integer', { type: 'integer' }, 1.5],
+    ['a maximum', { type: 'number', maximum: 0 }, 1],
+  ] as const)('stops at the first of 100k items failing %s in a shorthand schema', async (_label, items_, bad) => {
+    const { host } = recordingHost();
+    let ran = false;
+    host.register(defineTool({ name: 'tag', description: 'Tags.', parameters: { ids: { type: 'array', items: items_ as never, required: true } }, execute: () => void (ran = true) }));
+    const result = await host.call({ id: '1', name: 'tag', args: { ids: Array.from({ length: items }, () => bad) } });
+    expect(result.error?.message).toMatch(/^Invalid arguments for "tag": args\.ids\[0\]: [^;]+; validation stopped at the first problem/);
+    expect(ran).toBe(false);
+  });
+
+  it('reports every problem (up to 8, then a count) of a small document', async () => {
+    const { host } = recordingHost();
+    host.register(defineTool({ name: 'tag', description: 'Tags.', parameters: { ids: { type: 'array', items: { type: 'string' }, required: true } }, execute: () => null }));
+    const result = await host.call({ id: '1', name: 'tag', args: { ids: Array.from({ length: 20 }, (_, i) => i) } });
+    expect(result.error?.message).toContain('args.ids[7]: expected string, received number; … and 12 more problems');
+    expect(result.error?.message).not.toContain('stopped');
+  });
+
+  it('names a few of 100k unknown keys and counts the rest, instead of listing them all', async () => {
+    const { host } = recordingHost();
+    host.register(defineTool({ name: 'note', description: 'Notes.', parameters: { text: { type: 'string', required: true } }, execute: () => null }));
+    const args: Record<string, unknown> = { text: 'x' };
+    for (let i = 0; i < items; i++) args[`k${i}`] = 0;
+    const result = await host.call({ id: '1', name: 'note', args });
+    expect(result.error?.message).toBe(
+      'Invalid arguments for "note": args: Unrecognized keys: "k0", "k1", "k2", "k3", "k4" and 99985 more; validation stopped at the first problem (the document is large; fix it and call again)',
+    );
+  });
+
+  it('cuts every message, however long the keys on its path', async () => {
+    const { host } = recordingHost();
+    host.register(defineTool({ name: 'store', description: 'Stores.', parameters: z.object({ data: z.record(z.string(), z.number()) }), execute: () => null }));
+    const longKey = 'k'.repeat(100_000);
+    const result = await host.call({ id: '1', name: 'store', args: { data: { [longKey]: 'x', [`${longKey}2`]: 'y' } } });
+    expect(result.error?.kind).toBe('invalid-args');
+    expect(result.error!.message.length).toBeLessThan(2_500);
+    expect(result.error?.message).toMatch(/cut at 1000 characters/);
+    const notJson = await host.call({ id: '2', name: 'store', args: { data: { [longKey]: () => 1 } } });
+    expect(notJson.error!.message.length).toBeLessThan(17_000);
+    expect(notJson.error?.message).toMatch(/cut at 16384 characters/);
   });
 });

@@ -1,15 +1,34 @@
 /**
  * Materialize + freeze, for arguments (step 2) and results (step 7). After this point nothing
  * can rewrite the snapshot: every later step, listener, audit record and the tool body share it.
+ *
+ * What is refused (with a {@link ValidationError} naming the path): anything that is not plain
+ * JSON (a function anywhere, a `toJSON` method too), prototype keys (`__proto__`, an object
+ * under `constructor` with a `prototype` key; see json.ts), and whatever the schema refuses.
+ *
+ * Bounded work: arguments and values are untrusted and can be large (a program's call may carry
+ * 100,000 items). Zod reports every problem it finds, and for 100,000 wrong items it built
+ * 100,000 issues with their messages (about 0.2 s each time). So a document of more than
+ * {@link FULL_REPORT_NODES} values is validated in zod's stop-early mode (a container stops
+ * before its next child once one has failed: the first problem, at most a few), and every
+ * message is built from bounded parts and cut: an issue names at most a few unknown keys, and
+ * the whole message is at most {@link MAX_VALIDATION_MESSAGE_CHARS} characters.
  */
-import type { z } from 'zod';
-import { freezeJson, materializeJson, NotJsonError, toJson, type JsonValue } from './json.js';
-import { formatIssues } from './zod-util.js';
+import { z } from 'zod';
+import { clipText, PtcError } from './errors.js';
+import { freezeJson, materializeJson, NotJsonError, toJsonCounted, type JsonValue } from './json.js';
+import { formatIssues, issueMessage } from './zod-util.js';
 
-/** Validation of a value against a schema failed; `message` names every path. */
-export class ValidationError extends Error {
+/** Validation of a value against a schema failed; `message` names the paths. */
+export class ValidationError extends PtcError {
   override readonly name = 'ValidationError';
 }
+
+/** Up to this many values, validation reports every problem; above it, it stops at the first. */
+export const FULL_REPORT_NODES = 1_000;
+
+/** Longest validation message (the model reads it, as it reads a tool's own error). */
+export const MAX_VALIDATION_MESSAGE_CHARS = 16 * 1024;
 
 /**
  * Copies model args to plain JSON, validates them (defaults applied), and deep-freezes the
@@ -35,23 +54,47 @@ function materializeAgainst(schema: z.ZodType, raw: unknown, root: string): Json
     if (!parsed.success) throw new ValidationError(`${root}: undefined is not a JSON value (a value is required)`);
     return check(() => materializeJson(parsed.data ?? null, root));
   }
-  const json = copy(raw, root);
-  const parsed = schema.safeParse(json);
-  if (!parsed.success) throw new ValidationError(formatIssues(parsed.error.issues, root));
+  let copied: { json: JsonValue; nodes: number };
+  try {
+    copied = toJsonCounted(raw, root);
+  } catch (err) {
+    throw asValidationError(err);
+  }
+  const large = copied.nodes > FULL_REPORT_NODES;
+  const parsed = large ? parseStoppingEarly(schema, copied.json) : schema.safeParse(copied.json, { error: issueMessage });
+  if (!parsed.success) throw new ValidationError(clipText(formatIssues(parsed.error.issues, root, large), MAX_VALIDATION_MESSAGE_CHARS));
   // Zod's output is built from our fresh copy, so it is ours: check it is still plain JSON
   // (a transform could make it otherwise) and freeze it in place instead of copying again.
   return check(() => freezeJson(parsed.data, root));
 }
 
-function copy(value: unknown, root: string): JsonValue {
-  return check(() => toJson(value, root));
+type Parsed = { success: true; data: unknown } | { success: false; error: { issues: readonly z.core.$ZodIssue[] } };
+
+/**
+ * A parse in zod's stop-early mode (the mode of `z.validate`, which only answers yes or no),
+ * keeping the parsed value and the few issues it found. The mode is internal to zod (pinned
+ * exactly in package.json; `materialize.test.ts` checks it still stops early).
+ */
+function parseStoppingEarly(schema: z.ZodType, value: JsonValue): Parsed {
+  const ctx = { async: false, abortEarly: true, error: issueMessage } as const;
+  const result = schema._zod.run({ value, issues: [] }, ctx);
+  if (result instanceof Promise) {
+    result.catch(() => {});
+    throw new z.core.$ZodAsyncError();
+  }
+  if (result.issues.length === 0) return { success: true, data: result.value };
+  const config = z.core.config();
+  return { success: false, error: { issues: result.issues.slice(0, 8).map((issue) => z.core.util.finalizeIssue(issue, ctx, config)) } };
 }
 
 function check(build: () => JsonValue): JsonValue {
   try {
     return build();
   } catch (err) {
-    if (err instanceof NotJsonError) throw new ValidationError(err.message);
-    throw err;
+    throw asValidationError(err);
   }
+}
+
+function asValidationError(err: unknown): unknown {
+  return NotJsonError.isInstance(err) ? new ValidationError(clipText(err.message, MAX_VALIDATION_MESSAGE_CHARS)) : err;
 }

@@ -6,7 +6,7 @@
  * then `tool/result`, in that order.
  */
 import type { Tool, ToolExecContext } from './define-tool.js';
-import { errorText } from './errors.js';
+import { clipText, errorText } from './errors.js';
 import { eventOrigin, type DecisionBy, type UnstampedEvent } from './events.js';
 import type { HookLists } from './hooks.js';
 import { toJson, type JsonValue } from './json.js';
@@ -34,10 +34,10 @@ export interface PipelineEnv {
 
 const NEVER_ABORTED = new AbortController().signal;
 
-/** A JSON copy of untrusted args for the log, or a note when they are not JSON. */
+/** A JSON copy of untrusted args for the log (prototype keys kept as data), or a note when they are not JSON. */
 function loggableArgs(args: unknown): JsonValue {
   try {
-    return toJson(args === undefined ? {} : args);
+    return toJson(args === undefined ? {} : args, '$', { prototypeKeys: 'keep' });
   } catch (err) {
     return { unloggable: errorText(err) };
   }
@@ -209,7 +209,7 @@ export async function runPipeline(env: PipelineEnv, call: ToolCall, options: Cal
     }
   } catch (err) {
     draft.isError = true;
-    draft.error = { kind: 'execution', message: `"${toolName}" failed: ${clip(errorText(err))}` };
+    draft.error = { kind: 'execution', message: `"${toolName}" failed: ${clipText(errorText(err))}` };
   } finally {
     bodyStepOver = true;
   }
@@ -353,11 +353,4 @@ function raceAbort<T>(promise: Promise<T>, signal: AbortSignal, onAbort: () => v
       },
     );
   });
-}
-
-/** Longest error text of a tool's own that a result carries (the model reads it). */
-const MAX_ERROR_CHARS = 16 * 1024;
-
-function clip(text: string): string {
-  return text.length <= MAX_ERROR_CHARS ? text : `${text.slice(0, MAX_ERROR_CHARS)} ... [cut at ${MAX_ERROR_CHARS} characters of ${text.length}]`;
 }

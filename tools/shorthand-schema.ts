@@ -183,6 +183,14 @@ function specToZod(spec: unknown, place: Place): z.ZodType {
   return schema;
 }
 
+/**
+ * Every check aborts when it fails: a value that failed one check is not checked further, and
+ * validation of a large document in stop-early mode (tools/materialize.ts) stops at it. A check
+ * that does not abort lets a container go on, and 100,000 items each failing `minLength` cost
+ * 0.2-0.3 s of issues even in that mode.
+ */
+const ABORT = { abort: true } as const;
+
 function baseSchema(spec: Record<string, unknown>, type: ParamSpec['type'], place: Place): z.ZodType {
   const { field } = place;
   switch (type) {
@@ -197,8 +205,8 @@ function baseSchema(spec: Record<string, unknown>, type: ParamSpec['type'], plac
       let s = z.string();
       const min = expectNumber(spec, 'minLength', field);
       const max = expectNumber(spec, 'maxLength', field);
-      if (min !== undefined) s = s.min(min);
-      if (max !== undefined) s = s.max(max);
+      if (min !== undefined) s = s.min(min, ABORT);
+      if (max !== undefined) s = s.max(max, ABORT);
       if (spec.pattern !== undefined) {
         if (typeof spec.pattern !== 'string') throw new ShorthandError(`${field}.pattern`, 'must be a string');
         let re: RegExp;
@@ -207,7 +215,7 @@ function baseSchema(spec: Record<string, unknown>, type: ParamSpec['type'], plac
         } catch (err) {
           throw new ShorthandError(`${field}.pattern`, `is not a valid regular expression (${(err as Error).message})`);
         }
-        s = s.regex(re);
+        s = s.regex(re, ABORT);
       }
       return s;
     }
@@ -221,11 +229,11 @@ function baseSchema(spec: Record<string, unknown>, type: ParamSpec['type'], plac
         const literals = values.map((v) => z.literal(v as number));
         return literals.length === 1 ? literals[0]! : z.union(literals as [z.ZodLiteral<number>, z.ZodLiteral<number>]);
       }
-      let n = type === 'integer' ? z.number().int() : z.number();
+      let n = type === 'integer' ? z.number().int(ABORT) : z.number();
       const min = expectNumber(spec, 'minimum', field);
       const max = expectNumber(spec, 'maximum', field);
-      if (min !== undefined) n = n.min(min);
-      if (max !== undefined) n = n.max(max);
+      if (min !== undefined) n = n.min(min, ABORT);
+      if (max !== undefined) n = n.max(max, ABORT);
       return n;
     }
     case 'boolean':
@@ -235,8 +243,8 @@ function baseSchema(spec: Record<string, unknown>, type: ParamSpec['type'], plac
       let a = z.array(specToZod(spec.items, { field: `${field}.items`, isProperty: false, mode: place.mode }));
       const min = expectNumber(spec, 'minItems', field);
       const max = expectNumber(spec, 'maxItems', field);
-      if (min !== undefined) a = a.min(min);
-      if (max !== undefined) a = a.max(max);
+      if (min !== undefined) a = a.min(min, ABORT);
+      if (max !== undefined) a = a.max(max, ABORT);
       return a;
     }
     case 'object': {

@@ -1,5 +1,6 @@
 /** Small zod helpers shared by definition, validation and codegen. */
 import { z } from 'zod';
+import { clipText } from './errors.js';
 import { childPath, type JsonObject } from './json.js';
 
 /** True for any zod 4 schema, even from another copy of zod (checks the `_zod` internals marker). */
@@ -19,18 +20,39 @@ export function toModelJsonSchema(schema: z.ZodType): JsonObject {
   return json as JsonObject;
 }
 
+/** Issues listed in one message at most; the rest are counted. */
+const MAX_LISTED_ISSUES = 8;
+/** Longest line for one issue (a path of long keys, a long custom message). */
+const MAX_ISSUE_CHARS = 1_000;
+/** Unknown keys named in one issue at most. */
+const MAX_LISTED_KEYS = 5;
+
 /**
  * Formats zod issues as one readable line per issue, with a JSON path rooted at `root`
- * (`args.items[2].name: expected string, received number`).
+ * (`args.items[2].name: expected string, received number`): at most 8 issues, each cut at
+ * 1,000 characters. `stoppedEarly`: validation stopped at the first problems (says so).
  */
-export function formatIssues(issues: readonly z.core.$ZodIssue[], root: string): string {
-  return issues
-    .slice(0, 8)
-    .map((issue) => {
-      let path = root;
-      for (const key of issue.path) path = childPath(path, typeof key === 'number' ? key : String(key));
-      return `${path}: ${issue.message.replace(/^Invalid input: /, '')}`;
-    })
-    .concat(issues.length > 8 ? [`… and ${issues.length - 8} more problems`] : [])
-    .join('; ');
+export function formatIssues(issues: readonly z.core.$ZodIssue[], root: string, stoppedEarly = false): string {
+  const lines = issues.slice(0, MAX_LISTED_ISSUES).map((issue) => {
+    let path = root;
+    for (const key of issue.path) path = childPath(path, typeof key === 'number' ? key : String(key));
+    return clipText(`${path}: ${issue.message.replace(/^Invalid input: /, '')}`, MAX_ISSUE_CHARS);
+  });
+  if (issues.length > MAX_LISTED_ISSUES) lines.push(`… and ${issues.length - MAX_LISTED_ISSUES} more problems`);
+  if (stoppedEarly) lines.push('validation stopped at the first problem (the document is large; fix it and call again)');
+  return lines.join('; ');
+}
+
+/**
+ * The package's messages for zod issues whose default message grows with the input (a zod
+ * `error` map: `undefined` keeps zod's own). Unknown keys: the first few, then a count, instead
+ * of every key (100,000 unknown keys made a 988,843-character message).
+ */
+export function issueMessage(issue: z.core.$ZodRawIssue): string | undefined {
+  if (issue.code !== 'unrecognized_keys') return undefined;
+  const keys = (issue as { keys?: unknown }).keys;
+  if (!Array.isArray(keys)) return undefined;
+  const named = keys.slice(0, MAX_LISTED_KEYS).map((k) => JSON.stringify(clipText(String(k), 60)));
+  const more = keys.length > MAX_LISTED_KEYS ? ` and ${keys.length - MAX_LISTED_KEYS} more` : '';
+  return `Unrecognized key${keys.length === 1 ? '' : 's'}: ${named.join(', ')}${more}`;
 }

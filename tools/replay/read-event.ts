@@ -1,7 +1,8 @@
 /**
  * Reading one logged event back, defensively. A log is a file: it may be old, cut short, edited
  * or hostile. Each known event type is checked field by field and copied into a fresh plain
- * object (through the JSON copier, so a `__proto__` key stays an ordinary key); anything that
+ * object (through the JSON copier, keeping prototype keys as ordinary own keys: a log is read for
+ * display, never handed to a tool); anything that
  * does not fit is reported as a problem naming the event type and field, never thrown.
  */
 import { toJson, type JsonValue } from '../json.js';
@@ -44,7 +45,7 @@ function optStr(o: Record<string, unknown>, key: string): string | undefined {
 }
 function json(o: Record<string, unknown>, key: string): JsonValue {
   try {
-    return toJson(own(o, key) ?? null);
+    return toJson(own(o, key) ?? null, '$', { prototypeKeys: 'keep' });
   } catch (err) {
     throw new FieldError(err instanceof RangeError ? `${key} is nested too deeply to read` : `${key} is not JSON`);
   }

@@ -1,13 +1,14 @@
 /**
  * Arguments from a program arrive as JSON text produced by the guest, which is untrusted: a
  * compromised sandbox process can send anything. So the caps are checked again here, on the
- * text, before anything is parsed into a host object: size in UTF-8 bytes, nesting depth (by a
- * scan of the text, so a deep document never reaches a recursive walk) and node count. Over a
- * cap is a refusal naming the cap and its value, never truncation. `JSON.parse` creates
- * `__proto__` as an ordinary own key, and the copy below keeps it that way, so no key can
- * pollute a host prototype.
+ * text, before anything is parsed into a host object: size in UTF-8 bytes, then nesting depth
+ * and node count in one scan of the text (so a deep document never reaches a recursive walk,
+ * and a large one is measured without building it). Over a cap is a refusal naming the cap and
+ * its value, never truncation. What `JSON.parse` builds is plain JSON by construction (a
+ * `__proto__` key is an ordinary own key there), so it is not copied again here: the pipeline
+ * copies, validates and freezes it, and refuses prototype keys (step 2), like any call's args.
  */
-import { toJson, type JsonValue } from '../tools/index.js';
+import type { JsonValue } from '../tools/index.js';
 import { limitMessage } from './limit-failure.js';
 
 /** The argument caps of a run (a subset of `RunLimits`). */
@@ -22,35 +23,52 @@ export type GuestArgs = { readonly ok: true; readonly args: JsonValue; readonly 
 
 /** Deepest nesting of `[`/`{` in JSON text, ignoring brackets inside strings; stops early past `cap`. */
 export function jsonDepth(text: string, cap: number): number {
+  return scanJson(text, cap, Number.POSITIVE_INFINITY).depth;
+}
+
+/**
+ * One pass over JSON text: its deepest nesting and how many values it holds (the root, every
+ * array item and every object member's value: what a walk of the parsed document visits). Stops
+ * as soon as the depth passes `maxDepth` or the count passes `maxNodes` (the figure is then
+ * just over the cap). The text is assumed to be JSON; malformed text gives a meaningless count
+ * and is refused by the parse that follows.
+ */
+export function scanJson(text: string, maxDepth: number, maxNodes: number): { depth: number; nodes: number } {
   let depth = 0;
   let max = 0;
+  let nodes = 1;
   let inString = false;
+  // Per open container: is it an array? Bounded by maxDepth + 1 (the scan stops past it).
+  const isArray: boolean[] = [];
+  // Just after a `[`: the next token is the array's first item, unless it is `]`.
+  let arrayOpened = false;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (inString) {
       if (c === 0x5c) i++; // backslash: skip the escaped character
       else if (c === 0x22) inString = false;
-    } else if (c === 0x22) inString = true;
+      continue;
+    }
+    if (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) continue;
+    if (arrayOpened) {
+      arrayOpened = false;
+      if (c !== 0x5d && ++nodes > maxNodes) return { depth: max, nodes };
+    }
+    if (c === 0x22) inString = true;
     else if (c === 0x5b || c === 0x7b) {
+      isArray[depth] = c === 0x5b;
       if (++depth > max) {
         max = depth;
-        if (max > cap) return max;
+        if (max > maxDepth) return { depth: max, nodes };
       }
+      arrayOpened = c === 0x5b;
     } else if (c === 0x5d || c === 0x7d) depth--;
+    else if (c === 0x3a || (c === 0x2c && isArray[depth - 1] === true)) {
+      // `:` starts an object member's value; `,` inside an array starts the next item.
+      if (++nodes > maxNodes) return { depth: max, nodes };
+    }
   }
-  return max;
-}
-
-function countNodes(value: JsonValue, cap: number): number {
-  let count = 0;
-  const stack: JsonValue[] = [value];
-  while (stack.length > 0) {
-    const v = stack.pop()!;
-    if (++count > cap) return count;
-    if (Array.isArray(v)) for (const item of v) stack.push(item);
-    else if (typeof v === 'object' && v !== null) for (const key of Object.keys(v)) stack.push(v[key]!);
-  }
-  return count;
+  return { depth: max, nodes };
 }
 
 /** Checks the caps on the JSON text of one call's arguments and parses it into fresh plain JSON. */
@@ -63,25 +81,18 @@ export function parseGuestArgs(toolName: string, argsJson: unknown, caps: ArgCap
   if (bytes > caps.maxArgBytes) {
     return { ok: false, message: limitMessage('maxArgBytes', caps.maxArgBytes, { by: 'call', toolName, measured: `at least ${bytes} bytes` }) };
   }
-  const depth = jsonDepth(text, caps.maxArgDepth);
-  if (depth > caps.maxArgDepth) {
+  const scan = scanJson(text, caps.maxArgDepth, caps.maxArgNodes);
+  if (scan.depth > caps.maxArgDepth) {
     return { ok: false, message: limitMessage('maxArgDepth', caps.maxArgDepth, { by: 'call', toolName }) };
   }
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    return { ok: false, message: `Arguments for "${toolName}" are not valid JSON.` };
+  if (scan.nodes > caps.maxArgNodes) {
+    return { ok: false, message: limitMessage('maxArgNodes', caps.maxArgNodes, { by: 'call', toolName }) };
   }
   let args: JsonValue;
   try {
-    args = toJson(parsed);
-  } catch (err) {
-    return { ok: false, message: `Arguments for "${toolName}" are not plain JSON: ${(err as Error).message}.` };
-  }
-  const nodes = countNodes(args, caps.maxArgNodes);
-  if (nodes > caps.maxArgNodes) {
-    return { ok: false, message: limitMessage('maxArgNodes', caps.maxArgNodes, { by: 'call', toolName }) };
+    args = JSON.parse(text) as JsonValue;
+  } catch {
+    return { ok: false, message: `Arguments for "${toolName}" are not valid JSON.` };
   }
   return { ok: true, args, bytes };
 }

@@ -19,7 +19,8 @@ export type LimitName =
   | 'maxArgDepth'
   | 'maxArgNodes'
   | 'maxResultBytes'
-  | 'rssMb';
+  | 'rssMb'
+  | 'hostMs';
 
 /** Every {@link LimitName}, in the order `RunLimits` declares them. */
 export const LIMIT_NAMES: readonly LimitName[] = Object.freeze([
@@ -35,6 +36,7 @@ export const LIMIT_NAMES: readonly LimitName[] = Object.freeze([
   'maxArgNodes',
   'maxResultBytes',
   'rssMb',
+  'hostMs',
 ]);
 
 /** Whether `name` is a limit's name. */
@@ -82,6 +84,7 @@ const PASSED: { readonly [L in LimitName]: (lv: string) => string } = {
   maxArgNodes: (lv) => `sent arguments with more than ${lv} values`,
   maxResultBytes: (lv) => `returned a value larger than ${lv} bytes as JSON`,
   rssMb: (lv) => `used more than ${lv} MB of resident memory in its sandbox process`,
+  hostMs: (lv) => `made the host work more than ${lv} ms for its tool calls before they ran (reading and validating arguments, recording events)`,
 };
 
 /** Why one call was refused at a limit. */

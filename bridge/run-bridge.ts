@@ -16,7 +16,7 @@
  *   trusted to be small, shallow or well-formed.
  * - Scheduling: children go through a per-run `CallScheduler` (exclusive tools never overlap a
  *   sibling; parallel ones are bounded by `maxInFlight`).
- * - Limits: `maxCalls`, `maxLogBytes` and the wall clock (run-clock.ts) are enforced here; the
+ * - Limits: `maxCalls`, `maxLogBytes`, `hostMs` (host-budget.ts) and the wall clock (run-clock.ts) are enforced here; the
  *   wall clock pauses while any child waits for a person (seen as the child's `ask` decision
  *   event) and while the runner waits for a sandbox process. A limit aborts `signal` with a
  *   {@link RunLimitError} naming it.
@@ -29,6 +29,7 @@ import { ChildCalls, type ChildCallRecord } from './child-calls.js';
 import { RunAbortedError, RunLimitError } from './errors.js';
 import { parseGuestArgs, type ArgCaps } from './guest-args.js';
 import { limitMessage } from './limit-failure.js';
+import { HostWorkBudget } from './host-budget.js';
 import { guestFailure, guestOutcomeOf, type ChildOutcome } from './guest-outcome.js';
 import type { DeadlineClock } from './pausable-deadline.js';
 import { RunClock } from './run-clock.js';
@@ -40,6 +41,8 @@ export interface BridgeLimits extends ArgCaps {
   readonly maxCalls: number;
   readonly maxInFlight: number;
   readonly maxLogBytes: number;
+  /** Host work the run's calls may cost before their tools run, ms (host-budget.ts); absent: unbounded. */
+  readonly hostMs?: number;
 }
 
 /** Options of {@link openRunBridge}. */
@@ -80,6 +83,8 @@ export interface RunReport {
   readonly approvalWaitMs: number;
   /** Wall time the runner spent waiting for room to start the program (a free sandbox process). */
   readonly queuedMs: number;
+  /** Host work charged to the run's calls (`hostMs`), ms. */
+  readonly hostMs: number;
 }
 
 /** The host side of one run. */
@@ -134,6 +139,8 @@ export function openRunBridge(options: RunBridgeOptions): RunBridge {
     clock.stop();
     runAbort.abort(reason);
   };
+
+  const hostWork = new HostWorkBudget({ limitMs: limits.hostMs ?? Number.POSITIVE_INFINITY, now: () => clock.now(), onExceeded: stop });
 
   // Approval waits pause the wall clock: an `ask` for one of our children starts a wait, its
   // approval decision (or result) ends it.
@@ -190,20 +197,24 @@ export function openRunBridge(options: RunBridgeOptions): RunBridge {
       const available = [...toolNames.keys()];
       return guestFailure(label, `Unknown tool "${label}". Available tools: ${available.length ? available.join(', ') : '(none)'}.`);
     }
-    const parsed = parseGuestArgs(toolName, argsJson, limits);
+    const parsed = hostWork.measure(() => parseGuestArgs(toolName, argsJson, limits));
     if (!parsed.ok) {
       calls.refused(id, toolName);
       return guestFailure(toolName, parsed.message);
     }
     const args: JsonValue = parsed.args;
-    host.emit({ type: 'tool/ptc-dispatch', pairId: id, toolName, args });
+    const mode = hostWork.measure(() => {
+      host.emit({ type: 'tool/ptc-dispatch', pairId: id, toolName, args });
+      return host.executionMode({ name: toolName, args });
+    });
     calls.add(id, toolName);
     ourChildren.add(id);
     let result: ToolResult;
     try {
-      result = await scheduler.submit(host.executionMode({ name: toolName, args }), () => {
+      result = await scheduler.submit(mode, () => {
         calls.started(id);
-        return host.call({ id, name: toolName, args }, { ...(agent ? { agent } : {}), signal: runAbort.signal, origin });
+        // Until its first await the pipeline looks the tool up, validates and records: host work.
+        return hostWork.measure(() => host.call({ id, name: toolName, args }, { ...(agent ? { agent } : {}), signal: runAbort.signal, origin }));
       });
     } catch (err) {
       // Cancelled before it started (the run ended), or the host itself failed. A cancelled call
@@ -218,7 +229,7 @@ export function openRunBridge(options: RunBridgeOptions): RunBridge {
       ourChildren.delete(id);
       clock.approvalWait(id, false);
     }
-    const mapped = guestOutcomeOf(result);
+    const mapped = hostWork.measure(() => guestOutcomeOf(result));
     calls.settle(id, mapped.status, result);
     if (mapped.outcome.ok) childResultBytes += mapped.bytes;
     return mapped.outcome;
@@ -252,7 +263,7 @@ export function openRunBridge(options: RunBridgeOptions): RunBridge {
     await clock.within(options.cancelGraceMs ?? 250, calls.allSettled());
     sink.dispose();
     const { approvalWaitMs, queuedMs, durationMs } = clock.times();
-    const report: RunReport = { calls: calls.snapshot(), logs, logBytes, childResultBytes, approvalWaitMs, queuedMs };
+    const report: RunReport = { calls: calls.snapshot(), logs, logBytes, childResultBytes, approvalWaitMs, queuedMs, hostMs: hostWork.spentMs };
     host.emit({
       type: 'ptc/run-end',
       callId: parentCallId,

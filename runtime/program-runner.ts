@@ -35,6 +35,11 @@ export interface RunLimits {
   readonly maxResultBytes: number;
   /** Sandbox process resident memory cap (process isolation only). */
   readonly rssMb: number;
+  /**
+   * Host work the run's child calls may cost before their tools run (reading and validating
+   * arguments, recording events), ms; enforced by the bridge, whatever the isolation.
+   */
+  readonly hostMs: number;
 }
 
 /** Host callbacks a runner uses while a program runs. */

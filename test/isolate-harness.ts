@@ -19,6 +19,7 @@ export function testLimits(overrides: Partial<RunLimits> = {}): RunLimits {
     maxArgNodes: 10_000,
     maxResultBytes: 256 * 1024,
     rssMb: 512,
+    hostMs: 10_000,
     ...overrides,
   };
 }

@@ -7,7 +7,7 @@
  * refused as `invalid-call` by the pipeline and by preflight alike, with the messages built here,
  * so the two can never disagree about a call.
  */
-import { errorText } from './errors.js';
+import { clipText, errorText } from './errors.js';
 import { ValidationError } from './materialize.js';
 import type { AgentRef, ApprovalEvidence, ToolOrigin } from './types.js';
 
@@ -84,5 +84,5 @@ export const callProblems = {
     `The call to "${toolName}" comes from a PTC program and carries framework approval: a program's calls are approved through the host's approval channel only.`,
   unknownTool: (toolName: string, available: readonly string[]) => `Unknown tool "${toolName}". Available tools: ${available.length ? available.join(', ') : '(none)'}.`,
   invalidArgs: (toolName: string, err: unknown) =>
-    `Invalid arguments for "${toolName}": ${err instanceof ValidationError ? err.message : `args could not be read (${errorText(err)})`}`,
+    `Invalid arguments for "${toolName}": ${ValidationError.isInstance(err) ? err.message : `args could not be read (${clipText(errorText(err))})`}`,
 } as const;

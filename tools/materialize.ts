@@ -35,7 +35,27 @@ export const MAX_VALIDATION_MESSAGE_CHARS = 16 * 1024;
  * output. A missing `args` is treated as `{}`. Throws {@link ValidationError}.
  */
 export function materializeArgs(schema: z.ZodType, args: unknown): JsonValue {
-  return materializeAgainst(schema, args === undefined ? {} : args, 'args');
+  const out = tryMaterializeArgs(schema, args);
+  if (!out.ok) throw out.error;
+  return out.args;
+}
+
+/** What {@link tryMaterializeArgs} gives: the snapshot, or the problem and, when it could be copied, the JSON that was sent. */
+export type MaterializedArgs = { readonly ok: true; readonly args: JsonValue } | { readonly ok: false; readonly error: ValidationError; readonly sent?: JsonValue };
+
+/**
+ * {@link materializeArgs} without the throw, for step 2: on a validation failure it also hands
+ * back the copy it validated, so the pipeline logs what was sent without copying it again.
+ * Throws only what is not a validation problem (a schema that throws, say).
+ */
+export function tryMaterializeArgs(schema: z.ZodType, args: unknown): MaterializedArgs {
+  const sent: { json?: JsonValue } = {};
+  try {
+    return { ok: true, args: materializeAgainst(schema, args === undefined ? {} : args, 'args', sent) };
+  } catch (err) {
+    if (!ValidationError.isInstance(err)) throw err;
+    return sent.json === undefined ? { ok: false, error: err } : { ok: false, error: err, sent: sent.json };
+  }
 }
 
 /**
@@ -48,7 +68,7 @@ export function materializeValue(schema: z.ZodType | undefined, value: unknown):
   return materializeAgainst(schema, value, 'value');
 }
 
-function materializeAgainst(schema: z.ZodType, raw: unknown, root: string): JsonValue {
+function materializeAgainst(schema: z.ZodType, raw: unknown, root: string, sent?: { json?: JsonValue }): JsonValue {
   if (raw === undefined) {
     const parsed = schema.safeParse(undefined);
     if (!parsed.success) throw new ValidationError(`${root}: undefined is not a JSON value (a value is required)`);
@@ -60,6 +80,7 @@ function materializeAgainst(schema: z.ZodType, raw: unknown, root: string): Json
   } catch (err) {
     throw asValidationError(err);
   }
+  if (sent) sent.json = copied.json;
   const large = copied.nodes > FULL_REPORT_NODES;
   const parsed = large ? parseStoppingEarly(schema, copied.json) : schema.safeParse(copied.json, { error: issueMessage });
   if (!parsed.success) throw new ValidationError(clipText(formatIssues(parsed.error.issues, root, large), MAX_VALIDATION_MESSAGE_CHARS));

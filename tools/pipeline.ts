@@ -10,7 +10,7 @@ import { clipText, errorText } from './errors.js';
 import { eventOrigin, type DecisionBy, type UnstampedEvent } from './events.js';
 import type { HookLists } from './hooks.js';
 import { toJson, type JsonValue } from './json.js';
-import { materializeArgs, materializeValue, ValidationError } from './materialize.js';
+import { materializeValue, tryMaterializeArgs, ValidationError } from './materialize.js';
 import { applyPostExecute, type ResultDraft } from './post-execute.js';
 import { decidePreExecute } from './pre-execute.js';
 import { requestApproval, type ApprovalChannel } from './approval.js';
@@ -124,7 +124,12 @@ export async function runPipeline(env: PipelineEnv, call: ToolCall, options: Cal
   // 2. Materialize the arguments: validate, apply defaults, copy, deep-freeze.
   let args: JsonValue;
   try {
-    args = materializeArgs(tool.parameters, call.args);
+    const materialized = tryMaterializeArgs(tool.parameters, call.args);
+    if (!materialized.ok) {
+      env.emit({ type: 'tool/call', callId, toolName, args: materialized.sent ?? loggableArgs(call.args), argsValid: false, origin: logOrigin, ...(agent ? { agent } : {}) });
+      return failure('invalid-args', callProblems.invalidArgs(toolName, materialized.error));
+    }
+    args = materialized.args;
   } catch (err) {
     env.emit({ type: 'tool/call', callId, toolName, args: loggableArgs(call.args), argsValid: false, origin: logOrigin, ...(agent ? { agent } : {}) });
     return failure('invalid-args', callProblems.invalidArgs(toolName, err));

@@ -17,6 +17,8 @@ import type { RunLimits } from '../program-runner.js';
  * - `maxArgBytes` 1 MiB, `maxArgDepth` 64, `maxArgNodes` 100 000 per call's arguments.
  * - `maxResultBytes` 8 MiB for the value (or error) the program returns.
  * - `rssMb` 256: resident memory of a sandbox process (process isolation).
+ * - `hostMs` 2 000: host work the run's calls cost before their tools run (less than the
+ *   program's own `cpuMs`: a program must not make the host work harder than itself).
  */
 export const DEFAULT_RUN_LIMITS: RunLimits = Object.freeze({
   memoryMb: 64,
@@ -31,6 +33,7 @@ export const DEFAULT_RUN_LIMITS: RunLimits = Object.freeze({
   maxArgNodes: 100_000,
   maxResultBytes: 8 << 20,
   rssMb: 256,
+  hostMs: 2_000,
 });
 
 /** The largest value any limit may take (setTimeout's range). */

@@ -105,6 +105,8 @@ export interface RunCodeStats {
   readonly returnedBytes: number;
   /** What confined the sandbox process beyond the isolate: `'bubblewrap'` (the OS sandbox) or `'none'`. */
   readonly osSandbox: OsSandboxKind;
+  /** Host work charged to the run's calls (`hostMs`), ms. */
+  readonly hostMs: number;
 }
 
 export type { CallCounts, RunCodeCall } from './call-list.js';

@@ -193,6 +193,7 @@ export function report({ finished, program, checked, limits, spills, startedAt, 
     outputBytes: capped.producedBytes,
     returnedBytes: capped.returnedBytes,
     osSandbox,
+    hostMs: round(bridgeReport.hostMs),
   };
   const { diagnostics } = checked;
   return { result: capped.result, logs: capped.logs, calls, ...(omitted > 0 ? { callsOmitted: omitted } : {}), stats, ...(diagnostics ? { diagnostics } : {}) };

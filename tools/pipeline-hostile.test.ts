@@ -164,6 +164,21 @@ describe('a turn with malformed calls', () => {
   });
 });
 
+describe('a call whose id or name cannot be printed', () => {
+  it('still ends in a result and one recorded call, never a rejection', async () => {
+    const { host, events, runs } = hostWithTool();
+    const unprintable = Object.create(null) as object;
+    const throwing = { toString: () => { throw new Error('no'); } };
+    for (const call of [{ id: unprintable, name: 'act', args: {} }, { id: 'a', name: unprintable, args: {} }, { id: throwing, name: throwing, args: {} }]) {
+      const result = await host.call(call as never);
+      expect(result).toMatchObject({ isError: true, error: { kind: expect.stringMatching(/invalid-call|unknown-tool/) } });
+    }
+    expect(runs()).toBe(0);
+    expect(events.filter((e) => e.type === 'tool/call')).toHaveLength(3);
+    expect(events.filter((e) => e.type === 'tool/result')).toHaveLength(3);
+  });
+});
+
 describe('the agent a call runs for', () => {
   it('is refused when malformed, before any approval is asked or job scoped', async () => {
     const ask = vi.fn(async () => 'allow-once' as const);

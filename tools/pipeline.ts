@@ -5,7 +5,7 @@
  * `tool/call`, then `tool/decision` (policy, and approval after an ask) when it got that far,
  * then `tool/result`, in that order.
  */
-import type { Tool, ToolExecContext } from './define-tool.js';
+import type { Tool } from './define-tool.js';
 import { clipText, errorText } from './errors.js';
 import { eventOrigin, type DecisionBy, type UnstampedEvent } from './events.js';
 import type { HookLists } from './hooks.js';
@@ -14,7 +14,7 @@ import { materializeValue, tryMaterializeArgs, ValidationError } from './materia
 import { applyPostExecute, type ResultDraft } from './post-execute.js';
 import { decidePreExecute } from './pre-execute.js';
 import { requestApproval, type ApprovalChannel } from './approval.js';
-import { subscribeAbort } from './abort-subscription.js';
+import { executeBody, NEVER_ABORTED, type BodyOutcome } from './execute-body.js';
 import { callProblems, isAgentRef, MODEL_ORIGIN, readApprovalEvidence, readOrigin } from './call-options.js';
 import { renderContent, textContent } from './render.js';
 import type { ToolHost } from './host.js';
@@ -32,14 +32,22 @@ export interface PipelineEnv {
   readonly now: () => number;
 }
 
-const NEVER_ABORTED = new AbortController().signal;
-
 /** A JSON copy of untrusted args for the log (prototype keys kept as data), or a note when they are not JSON. */
 function loggableArgs(args: unknown): JsonValue {
   try {
     return toJson(args === undefined ? {} : args, '$', { prototypeKeys: 'keep' });
   } catch (err) {
     return { unloggable: errorText(err) };
+  }
+}
+
+function readCall(call: unknown): { id: unknown; name: unknown; args: unknown } {
+  try {
+    if (typeof call !== 'object' || call === null) return { id: undefined, name: undefined, args: undefined };
+    const { id, name, args } = call as ToolCall;
+    return { id, name, args };
+  } catch {
+    return { id: undefined, name: undefined, args: undefined };
   }
 }
 
@@ -53,16 +61,18 @@ function freezeResult(result: ToolResult): ToolResult {
  */
 export async function runPipeline(env: PipelineEnv, call: ToolCall, options: CallOptions = {}, refusal?: string): Promise<ToolResult> {
   const started = env.now();
-  const callId = typeof call?.id === 'string' ? call.id : String(call?.id);
-  const rawName: unknown = call?.name;
-  const toolName = typeof rawName === 'string' ? rawName : String(rawName);
+  // The call is untrusted: each field is read once (a getter cannot show one value to a check
+  // and another to the use), and a field that cannot be read or printed never makes this throw.
+  const { id: rawId, name: rawName, args: rawArgs } = readCall(call);
+  const callId = typeof rawId === 'string' ? rawId : errorText(rawId, '(an unprintable id)');
+  const toolName = typeof rawName === 'string' ? rawName : errorText(rawName, '(an unprintable name)');
   const givenOrigin = options.origin;
   const givenApproval = options.approved;
   // A malformed origin is refused below; until then (and in its own record) the call is a model's.
-  const origin = givenOrigin === undefined ? MODEL_ORIGIN : readOrigin(givenOrigin);
+  const maybeOrigin = givenOrigin === undefined ? MODEL_ORIGIN : readOrigin(givenOrigin);
   const signal = options.signal ?? NEVER_ABORTED;
   const agent = options.agent;
-  const logOrigin = eventOrigin(origin ?? MODEL_ORIGIN);
+  const logOrigin = eventOrigin(maybeOrigin ?? MODEL_ORIGIN);
 
   const finish = (result: ToolResult, post: ResultDraft['applied'] = []): ToolResult => {
     const frozen = freezeResult(result);
@@ -84,55 +94,48 @@ export async function runPipeline(env: PipelineEnv, call: ToolCall, options: Cal
   };
   const failure = (kind: ToolErrorKind, message: string, extra: Partial<ToolResult> = {}): ToolResult =>
     finish({ callId, toolName, isError: true, content: textContent(message), additionalContexts: [], error: { kind, message }, ...extra });
+  /**
+   * A call refused before its tool could run: `tool/call` with what was sent (`argsValid:
+   * false`; the agent only when well-formed), then the failure. Every early refusal goes here.
+   */
+  const refuseEarly = (kind: ToolErrorKind, message: string, sent?: JsonValue): ToolResult => {
+    env.emit({ type: 'tool/call', callId, toolName, args: sent ?? loggableArgs(rawArgs), argsValid: false, origin: logOrigin, ...(isAgentRef(agent) ? { agent: agent! } : {}) });
+    return failure(kind, message);
+  };
 
   // Every event and result of a call is keyed by its id: a call without one cannot be audited.
-  if (typeof call?.id !== 'string' || call.id === '') {
-    env.emit({ type: 'tool/call', callId, toolName, args: loggableArgs(call?.args), argsValid: false, origin: logOrigin, ...(agent ? { agent } : {}) });
-    return failure('invalid-call', callProblems.noId(toolName, call?.id));
+  if (typeof rawId !== 'string' || rawId === '') {
+    return refuseEarly('invalid-call', callProblems.noId(toolName, rawId));
   }
-
-  if (refusal !== undefined) {
-    env.emit({ type: 'tool/call', callId, toolName, args: loggableArgs(call?.args), argsValid: false, origin: logOrigin, ...(isAgentRef(agent) ? { agent } : {}) });
-    return failure('invalid-call', refusal);
-  }
-
+  if (refusal !== undefined) return refuseEarly('invalid-call', refusal);
   // Approval asks for the agent and jobs are scoped to it: a malformed one is refused, never
   // taken as "some agent" by one step and "no agent" by another.
   if (agent !== undefined && !isAgentRef(agent)) {
-    env.emit({ type: 'tool/call', callId, toolName, args: loggableArgs(call?.args), argsValid: false, origin: logOrigin });
-    return failure('invalid-call', callProblems.malformedAgent(toolName));
+    return refuseEarly('invalid-call', callProblems.malformedAgent(toolName));
   }
   // Where a call came from, and a person's approval of it, decide what the trace says and
   // whether an ask is answered: a malformed one is refused, never read as "none".
-  if (origin === undefined) {
-    env.emit({ type: 'tool/call', callId, toolName, args: loggableArgs(call?.args), argsValid: false, origin: logOrigin, ...(agent ? { agent } : {}) });
-    return failure('invalid-call', callProblems.malformedOrigin(toolName));
-  }
+  if (maybeOrigin === undefined) return refuseEarly('invalid-call', callProblems.malformedOrigin(toolName));
+  const origin = maybeOrigin;
   const approved = givenApproval === undefined ? undefined : readApprovalEvidence(givenApproval);
   if (givenApproval !== undefined && (approved === undefined || origin.kind === 'ptc')) {
-    env.emit({ type: 'tool/call', callId, toolName, args: loggableArgs(call?.args), argsValid: false, origin: logOrigin, ...(agent ? { agent } : {}) });
-    return failure('invalid-call', approved === undefined ? callProblems.malformedApproval(toolName) : callProblems.approvalFromProgram(toolName));
+    return refuseEarly('invalid-call', approved === undefined ? callProblems.malformedApproval(toolName) : callProblems.approvalFromProgram(toolName));
   }
 
   // 1. Look the tool up (own entries only).
   const tool = env.lookup(rawName);
   if (!tool) {
-    env.emit({ type: 'tool/call', callId, toolName, args: loggableArgs(call?.args), argsValid: false, origin: logOrigin, ...(agent ? { agent } : {}) });
-    return failure('unknown-tool', callProblems.unknownTool(toolName, env.toolNames()));
+    return refuseEarly('unknown-tool', callProblems.unknownTool(toolName, env.toolNames()));
   }
 
   // 2. Materialize the arguments: validate, apply defaults, copy, deep-freeze.
   let args: JsonValue;
   try {
-    const materialized = tryMaterializeArgs(tool.parameters, call.args);
-    if (!materialized.ok) {
-      env.emit({ type: 'tool/call', callId, toolName, args: materialized.sent ?? loggableArgs(call.args), argsValid: false, origin: logOrigin, ...(agent ? { agent } : {}) });
-      return failure('invalid-args', callProblems.invalidArgs(toolName, materialized.error));
-    }
+    const materialized = tryMaterializeArgs(tool.parameters, rawArgs);
+    if (!materialized.ok) return refuseEarly('invalid-args', callProblems.invalidArgs(toolName, materialized.error), materialized.sent);
     args = materialized.args;
   } catch (err) {
-    env.emit({ type: 'tool/call', callId, toolName, args: loggableArgs(call.args), argsValid: false, origin: logOrigin, ...(agent ? { agent } : {}) });
-    return failure('invalid-args', callProblems.invalidArgs(toolName, err));
+    return refuseEarly('invalid-args', callProblems.invalidArgs(toolName, err));
   }
   env.emit({ type: 'tool/call', callId, toolName, args, argsValid: true, origin: logOrigin, ...(agent ? { agent } : {}) });
   const execution: ToolExecution = Object.freeze({ callId, toolName, args, ...(agent ? { agent } : {}), origin });
@@ -188,36 +191,17 @@ export async function runPipeline(env: PipelineEnv, call: ToolCall, options: Cal
   }
   if (signal.aborted) return failure('aborted', `The call to "${toolName}" was cancelled before it started.`, { additionalContexts });
 
-  // 6. The body inside the execute middleware. The tool gets a signal of its own, made when it
-  // first reads it (most never do; an AbortSignal costs ~3 µs) and aborted with the caller's: a
-  // tool that adds an abort listener and never removes it leaves it on this call's signal, not on
-  // one every call shares.
-  const exec = new CallContext(callId, toolName, agent, origin, env.host, signal);
+  // 6. The body inside the execute middleware (execute-body.ts), then 7. materialize the result.
   const draft: ResultDraft = { isError: false, additionalContexts, applied: [] };
-  // Once the body's step is over, a middleware that kept `next` cannot run the body any more:
-  // it would run outside the call, after its result, with no event recording it.
-  let bodyStepOver = false;
+  let body: BodyOutcome | undefined;
   try {
-    const chain = runMiddleware(env.hooks, execution, () => tool.execute(args, exec), () => bodyStepOver);
-    const raw = await raceAbort(chain, signal, () => exec.abort(), tool.abortGraceMs ?? 0);
-    bodyStepOver = true;
-    if (raw === ABORTED) return failure('aborted', `The call to "${toolName}" was cancelled while running.`, { additionalContexts });
-    // 7. Materialize the result.
-    try {
-      draft.value = materializeValue(tool.output.schema, raw);
-    } catch (err) {
-      const tooDeep = err instanceof RangeError && /call stack/i.test(err.message);
-      if (!(err instanceof ValidationError) && !tooDeep) throw err;
-      draft.isError = true;
-      const why = tooDeep ? 'value: it is nested too deeply to copy' : (err as Error).message;
-      draft.error = { kind: 'invalid-output', message: `"${toolName}" returned an invalid value: ${why}` };
-    }
+    body = await executeBody({ tool, args, execution, hooks: env.hooks, host: env.host, signal });
   } catch (err) {
     draft.isError = true;
     draft.error = { kind: 'execution', message: `"${toolName}" failed: ${clipText(errorText(err))}` };
-  } finally {
-    bodyStepOver = true;
   }
+  if (body?.aborted) return failure('aborted', `The call to "${toolName}" was cancelled while running.`, { additionalContexts });
+  if (body) materializeResult(tool, body.raw, draft);
 
   // 8. Post-execute waterfall.
   const listeners = env.hooks.postExecuteListeners;
@@ -234,41 +218,19 @@ export async function runPipeline(env: PipelineEnv, call: ToolCall, options: Cal
   return finish(resultOf(draft, callId, toolName), draft.applied);
 }
 
-/**
- * What a tool's `execute` gets. `signal` is a getter on the prototype: the call's own signal is
- * made on first read (an own accessor on each context, or a signal per call, cost 5 µs of every
- * call), and follows the caller's. Frozen; spreading it leaves `signal` behind (pass it on
- * explicitly).
- */
-class CallContext implements ToolExecContext {
-  declare readonly agent?: ToolExecContext['agent'];
-  #caller: AbortSignal;
-  #own: AbortController | undefined;
-
-  constructor(
-    readonly callId: string,
-    readonly toolName: string,
-    agent: ToolExecContext['agent'],
-    readonly origin: ToolOrigin,
-    readonly host: ToolHost,
-    caller: AbortSignal,
-  ) {
-    if (agent) (this as { agent?: ToolExecContext['agent'] }).agent = agent;
-    this.#caller = caller;
-    Object.freeze(this);
-  }
-
-  get signal(): AbortSignal {
-    if (this.#own === undefined) {
-      this.#own = new AbortController();
-      if (this.#caller.aborted) this.#own.abort(this.#caller.reason);
+/** Step 7: the body's raw value copied, validated and frozen into the draft, or the draft made an error. */
+function materializeResult(tool: Tool, raw: unknown, draft: ResultDraft): void {
+  try {
+    draft.value = materializeValue(tool.output.schema, raw);
+  } catch (err) {
+    draft.isError = true;
+    const tooDeep = err instanceof RangeError && /call stack/i.test(err.message);
+    if (ValidationError.isInstance(err) || tooDeep) {
+      const why = tooDeep ? 'value: it is nested too deeply to copy' : (err as Error).message;
+      draft.error = { kind: 'invalid-output', message: `"${tool.name}" returned an invalid value: ${why}` };
+    } else {
+      draft.error = { kind: 'execution', message: `"${tool.name}" failed: ${clipText(errorText(err))}` };
     }
-    return this.#own.signal;
-  }
-
-  /** The caller aborted: so does the call's own signal, if the tool has it. */
-  abort(): void {
-    this.#own?.abort(this.#caller.reason);
   }
 }
 
@@ -295,67 +257,4 @@ function resultOf(draft: ResultDraft, callId: string, toolName: string): ToolRes
     ...(draft.blocked ? { blocked: draft.blocked } : {}),
     ...(draft.isError && draft.error ? { error: draft.error } : {}),
   };
-}
-
-/**
- * Composes the execute middleware around the body; first registered is outermost. Each `next`
- * runs once, and not at all once `over()` (the call's body step has ended).
- */
-function runMiddleware(hooks: HookLists, execution: ToolExecution, body: () => unknown, over: () => boolean): Promise<unknown> {
-  let next: () => Promise<unknown> = async () => body();
-  const chain = hooks.middleware;
-  for (let i = chain.length - 1; i >= 0; i--) {
-    const middleware = chain[i]!;
-    const inner = next;
-    next = () => {
-      let called = false;
-      const once = () => {
-        if (called) return Promise.reject(new Error(`execute middleware #${i} called next() twice`));
-        if (over()) return Promise.reject(new Error(`execute middleware #${i} called next() after the call had ended`));
-        called = true;
-        return inner();
-      };
-      return Promise.resolve(middleware(execution, once));
-    };
-  }
-  return next();
-}
-
-const ABORTED = Symbol('aborted');
-
-/**
- * Resolves with the promise, or with ABORTED once the signal fired (the body may still run on;
- * `onAbort` passes the abort on to it): at once, or when the body settles within `graceMs`.
- */
-function raceAbort<T>(promise: Promise<T>, signal: AbortSignal, onAbort: () => void, graceMs: number): Promise<T | typeof ABORTED> {
-  if (signal === NEVER_ABORTED) return promise;
-  const aborted = (): Promise<typeof ABORTED> => {
-    onAbort();
-    const settled = promise.then(
-      (): typeof ABORTED => ABORTED,
-      (): typeof ABORTED => ABORTED,
-    );
-    if (graceMs <= 0) return Promise.resolve(ABORTED);
-    let timer: NodeJS.Timeout | undefined;
-    const waited = new Promise<typeof ABORTED>((resolve) => {
-      timer = setTimeout(() => resolve(ABORTED), graceMs);
-    });
-    return Promise.race([settled, waited]).finally(() => clearTimeout(timer));
-  };
-  if (signal.aborted) return aborted();
-  return new Promise((resolve, reject) => {
-    const unsubscribe = subscribeAbort(signal, () => {
-      resolve(aborted());
-    });
-    promise.then(
-      (v) => {
-        unsubscribe();
-        resolve(v);
-      },
-      (e: unknown) => {
-        unsubscribe();
-        reject(e);
-      },
-    );
-  });
 }

@@ -25,6 +25,7 @@ const limits: RunLimits = {
   maxArgNodes: 100_000,
   maxResultBytes: 1 << 20,
   rssMb: 1024,
+  hostMs: 600_000,
 };
 const bridge: GuestBridge = { call: async (_name, argsJson) => ({ ok: true, json: argsJson }), log: () => undefined };
 const never = new AbortController().signal;

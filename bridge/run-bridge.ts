@@ -24,7 +24,7 @@
  *   gives aborted children) is on the one injected clock.
  */
 import { setMaxListeners } from 'node:events';
-import { CallScheduler, subscribeAbort, tokenIdOf, type AgentRef, type JsonValue, type ToolEvent, type ToolHost, type ToolResult } from '../tools/index.js';
+import { CallScheduler, errorText, subscribeAbort, tokenIdOf, type AgentRef, type JsonValue, type ToolEvent, type ToolHost, type ToolResult } from '../tools/index.js';
 import { ChildCalls, type ChildCallRecord } from './child-calls.js';
 import { RunAbortedError, RunLimitError } from './errors.js';
 import { parseGuestArgs, type ArgCaps } from './guest-args.js';
@@ -292,11 +292,5 @@ function safeName(name: unknown): string {
 }
 
 function reasonText(reason: unknown): string {
-  if (reason instanceof Error) return reason.message || reason.name;
-  if (reason === undefined) return 'aborted';
-  try {
-    return String(reason);
-  } catch {
-    return 'aborted';
-  }
+  return reason === undefined ? 'aborted' : errorText(reason, 'aborted');
 }

@@ -7,6 +7,7 @@ import { existsSync, rmSync } from 'node:fs';
 import { basename, dirname, extname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { CliError } from './errors.js';
+import { errorText } from '../tools/index.js';
 
 /** Imports the module at `path` (relative to the working directory). Throws {@link CliError}. */
 export async function importModule(path: string): Promise<Record<string, unknown>> {
@@ -65,6 +66,6 @@ function describeLoadError(err: unknown): string {
     const more = errors.length > 1 ? ` (and ${errors.length - 1} more error${errors.length > 2 ? 's' : ''})` : '';
     return `${where}${String(first.text)}${more}`;
   }
-  const text = err instanceof Error ? err.message : String(err);
+  const text = errorText(err);
   return text.split('\n')[0] ?? text;
 }

@@ -7,7 +7,7 @@
  * (`ptc-runtime/cordis`, imported only then, since cordis is an optional peer dependency).
  * Anything else is a one-line error naming the module.
  */
-import { createToolHost, type Tool, type ToolHost, type ToolHostOptions } from '../tools/index.js';
+import { createToolHost, errorText, type Tool, type ToolHost, type ToolHostOptions } from '../tools/index.js';
 import { CliError } from './errors.js';
 import { importModule } from './import-module.js';
 
@@ -63,7 +63,7 @@ async function loadPlugin(path: string, mod: Record<string, unknown>, options: T
   try {
     cordis = await import('../cordis/index.js');
   } catch (err) {
-    throw new CliError(`${path} is a cordis plugin, but cordis could not be loaded (npm i cordis@3): ${(err as Error)?.message ?? String(err)}`);
+    throw new CliError(`${path} is a cordis plugin, but cordis could not be loaded (npm i cordis@3): ${errorText(err)}`);
   }
   try {
     return (await cordis.loadToolPlugin(mod, { hostOptions: options })).host;
@@ -82,7 +82,7 @@ export async function loadToolsModule(path: string, options: ToolHostOptions = {
     host = await hostOf(mod, options);
   } catch (err) {
     // The module's own failure (createHost threw, two tools share a name): one line naming it.
-    const what = err instanceof Error ? `${err.name === 'Error' ? '' : `${err.name}: `}${err.message}` : String(err);
+    const what = err instanceof Error && err.name !== 'Error' ? `${errorText(err.name)}: ${errorText(err)}` : errorText(err);
     throw new CliError(`${path}: ${typeof mod.createHost === 'function' ? 'createHost failed' : 'its tools could not be registered'}: ${what}`);
   }
   if (!host) throw new CliError(`${path} exports no tools (export a tools array, a host, tools made with defineTool, or a cordis plugin with apply(ctx))`);

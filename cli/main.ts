@@ -10,6 +10,7 @@ import { Command, CommanderError } from 'commander';
 import { commands } from './commands/index.js';
 import { visibleText } from '../tools/index.js';
 import { CliError, EXIT } from './errors.js';
+import { errorText } from '../tools/index.js';
 
 function packageVersion(): string {
   // cli/main.ts sits one level below the package root, dist/cli/main.js two.
@@ -50,7 +51,7 @@ export async function runCli(argv: readonly string[]): Promise<number> {
       process.stderr.write(`ptc: ${visibleText(err.message, { newlines: 'keep' })}\n`);
       return (err as CliError).exitCode;
     }
-    process.stderr.write(`ptc: ${visibleText(err instanceof Error ? (err.stack ?? err.message) : String(err), { newlines: 'keep' })}\n`);
+    process.stderr.write(`ptc: ${visibleText(err instanceof Error && typeof err.stack === 'string' ? err.stack : errorText(err), { newlines: 'keep' })}\n`);
     return EXIT.failed;
   }
 }

@@ -28,6 +28,7 @@ import type { GeneratedToolTypes } from './generate-tool-types.js';
 import { CheckerSession, type CheckStrategy } from './checker-session.js';
 import { normalizeProgram } from './normalize-program.js';
 import { isLenientDiagnostic, rephraseDiagnostic } from './rephrase-diagnostic.js';
+import { errorText } from '../tools/index.js';
 
 /** One problem in the model's program, positioned in the text the model wrote. */
 export interface CodeDiagnostic {
@@ -195,7 +196,7 @@ export class CodeChecker {
       return this.checkProgram(code);
     } catch (err) {
       this.session.reset();
-      const reason = err instanceof Error ? err.message.split('\n')[0] : String(err);
+      const reason = errorText(err).split('\n')[0];
       return fail(1, 1, `The type checker failed on this program (${reason}); it was not checked.`);
     }
   }

@@ -19,7 +19,7 @@
 import CodeBlockWriter from 'code-block-writer';
 import type { z } from 'zod';
 import type ts from './typescript-module.cjs';
-import { isZodObject, isZodSchema, type Tool, type ToolHost } from '../tools/index.js';
+import { errorText, isZodObject, isZodSchema, type Tool, type ToolHost } from '../tools/index.js';
 import { mapCallableNames } from './callable-name.js';
 import { CodegenInputError } from './errors.js';
 import { jsDocLines } from './jsdoc.js';
@@ -139,7 +139,7 @@ function typeText(toolName: string, field: string, schema: z.ZodType, ctx: TypeC
   try {
     text = printTypeNode(nodeOf(schema, ctx));
   } catch (err) {
-    ctx.warnings.push(`cannot be typed (${(err as Error)?.message ?? String(err)}); typed as unknown`);
+    ctx.warnings.push(`cannot be typed (${errorText(err)}); typed as unknown`);
     text = '/* unknown: this schema has no TypeScript form */ unknown';
   }
   for (const warning of ctx.warnings.slice(before)) warnings.push(`tool "${toolName}" ${field}: ${warning}`);

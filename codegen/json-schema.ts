@@ -29,7 +29,7 @@
  * `z.unknown()` with a warning.
  */
 import { z } from 'zod';
-import { isZodObject } from '../tools/index.js';
+import { errorText, isZodObject } from '../tools/index.js';
 import { guardInheritedKeys } from './own-keys.js';
 import { FALLBACK_KEY, jsonSchemaMetadata } from './zod-to-type.js';
 
@@ -366,7 +366,7 @@ export function zodFromJsonSchema(schema: unknown, options: ZodFromJsonSchemaOpt
     if (text.length > MAX_JSON_SCHEMA_CHARS) return wholeFallback(`the schema is too large (${text.length} characters; the limit is ${MAX_JSON_SCHEMA_CHARS})`);
     copy = JSON.parse(text);
   } catch (err) {
-    return wholeFallback(`the schema is not JSON (${(err as Error)?.message ?? String(err)})`);
+    return wholeFallback(`the schema is not JSON (${errorText(err)})`);
   }
   if (!isObject(copy)) return wholeFallback('the schema is not an object');
   let sanitized: JsonObject;
@@ -374,13 +374,13 @@ export function zodFromJsonSchema(schema: unknown, options: ZodFromJsonSchemaOpt
   try {
     sanitized = sanitizer.run();
   } catch (err) {
-    return wholeFallback(`the schema cannot be read (${(err as Error)?.message ?? String(err)})`);
+    return wholeFallback(`the schema cannot be read (${errorText(err)})`);
   }
   try {
     const converted = z.fromJSONSchema(sanitized as z.core.JSONSchema.JSONSchema, { registry: jsonSchemaMetadata });
     return { schema: guardInheritedKeys(converted), warnings: sanitizer.warnings };
   } catch (err) {
-    const result = wholeFallback(`zod cannot convert the schema (${(err as Error)?.message ?? String(err)})`);
+    const result = wholeFallback(`zod cannot convert the schema (${errorText(err)})`);
     return { schema: result.schema, warnings: [...sanitizer.warnings, ...result.warnings] };
   }
 }

@@ -5,7 +5,7 @@
  * `internal/error` event and carries on; here it is an error naming the plugin.
  */
 import { Context } from 'cordis';
-import { PtcError, type ToolHost, type ToolHostOptions } from '../tools/index.js';
+import { errorText, PtcError, type ToolHost, type ToolHostOptions } from '../tools/index.js';
 import { ToolsService } from './tools-service.js';
 
 /** A module in the cordis plugin shape: `apply(ctx, config)`, optionally `name` and `inject`. */
@@ -75,7 +75,7 @@ export async function loadToolPlugin(
   if (errors.length > 0) {
     fork.dispose();
     const first = errors[0];
-    throw new ToolPluginError(label, `apply threw: ${first instanceof Error ? first.message : String(first)}`);
+    throw new ToolPluginError(label, `apply threw: ${errorText(first)}`);
   }
   if (!fork.runtime.isActive && !fork.isActive) {
     const missing = Object.keys(fork.runtime.inject).filter((name) => fork.runtime.inject[name]?.required && ctx.get(name) == null);

@@ -20,6 +20,7 @@
 import { Service, type Context } from 'cordis';
 import {
   createToolHost,
+  InvalidOptionError,
   type Disposable,
   type EventSink,
   type ExecuteMiddleware,
@@ -71,7 +72,7 @@ export class ToolsService extends Service {
     super(ctx, 'tools', true);
     const given = config?.host;
     if (given !== undefined && (typeof given !== 'object' || given === null || typeof given.register !== 'function' || typeof given.call !== 'function')) {
-      throw new TypeError('ToolsService: config.host must be a tool host made by createToolHost()');
+      throw new InvalidOptionError({ where: 'ToolsService', option: 'config.host', value: given, expected: 'a tool host made by createToolHost()' });
     }
     this.host = given ?? createToolHost(config?.hostOptions);
     this.ownsHost = given === undefined;

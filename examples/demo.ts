@@ -17,6 +17,7 @@ import { pathToFileURL } from 'node:url';
 import { realpathSync } from 'node:fs';
 import type { ContextAccounting, Size } from './context-accounting.js';
 import { createRunCodeTool, type RunCodeTool } from '../runtime/index.js';
+import { errorText } from '../tools/index.js';
 import { examplePrograms, runExampleProgram, type ExampleProgram } from './run-program.js';
 import { formatDiscovery, runDiscoveryFigures } from './discovery.js';
 
@@ -126,7 +127,7 @@ if (invokedDirectly()) {
       process.exitCode = entries.every((e) => e.ok) && discovery.every((d) => d.ran) ? 0 : 1;
     },
     (err: unknown) => {
-      process.stderr.write(`demo: ${err instanceof Error ? err.message : String(err)}\n`);
+      process.stderr.write(`demo: ${errorText(err)}\n`);
       process.exitCode = 1;
     },
   );

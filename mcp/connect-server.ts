@@ -25,6 +25,7 @@ import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/type
 import type { JsonSchemaValidator, jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 import { describeServer, isHttpServerSpec, type McpServerSpec } from './config.js';
 import { McpServerStartError } from './errors.js';
+import { errorText } from '../tools/index.js';
 import { connectHttp } from './http-client.js';
 import { redactSecrets } from './redact.js';
 import { LineSplitter, MAX_LINE_CHARS, OutputTail } from './server-output.js';
@@ -183,7 +184,7 @@ export async function connectServer(spec: McpServerSpec, options: ConnectOptions
     await drained();
     await client.close().catch(() => {});
     await drained();
-    const problem = exit && exit.code !== null ? `${(err as Error)?.message ?? String(err)} (it exited with code ${exit.code})` : ((err as Error)?.message ?? String(err));
+    const problem = exit && exit.code !== null ? `${errorText(err)} (it exited with code ${exit.code})` : errorText(err);
     throw new McpServerStartError(spec.name, describeServer(spec), redactSecrets(problem), redactSecrets(tail.text()));
   } finally {
     clearTimeout(timer);

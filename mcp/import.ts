@@ -26,7 +26,7 @@
  */
 import type { z } from 'zod';
 import { callableNameOf, parametersFromJsonSchema, zodFromJsonSchema } from '../codegen/index.js';
-import { defineTool, toModelJsonSchema, type Disposable, type Tool, type ToolHost } from '../tools/index.js';
+import { defineTool, errorText, toModelJsonSchema, type Disposable, type Tool, type ToolHost } from '../tools/index.js';
 import { checkServerSpecs, type McpServerSpec } from './config.js';
 import { connectServer, MAX_TOOLS_PER_SERVER, type McpListedTool, type ServerConnection } from './connect-server.js';
 
@@ -185,7 +185,7 @@ function mapServer(server: string, conn: ServerConnection, options: ImportMcpOpt
       budget -= mapped.size;
       tools.push(mapped.tool);
     } catch (err) {
-      skipped.push({ server, tool: toolName, reason: (err as Error).message });
+      skipped.push({ server, tool: toolName, reason: errorText(err) });
     }
   }
   if (conn.truncated) skipped.push({ server, tool: '*', reason: `more than ${MAX_TOOLS_PER_SERVER} tools; the rest were not imported` });

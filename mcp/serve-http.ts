@@ -28,6 +28,7 @@ import { hostname as osHostname, networkInterfaces } from 'node:os';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { McpConfigError } from './errors.js';
+import { errorText } from '../tools/index.js';
 import { createMcpServer, MAX_STDIO_MESSAGE_BYTES, type McpServeOptions } from './serve.js';
 
 /** Options of {@link serveMcpHttp}. */
@@ -191,7 +192,7 @@ export async function serveMcpHttp(options: McpHttpServeOptions): Promise<McpHtt
 
   const server = createServer((req, res) => {
     handle(req, res).catch((err: unknown) => {
-      report(err instanceof Error ? err : new Error(String(err)));
+      report(err instanceof Error ? err : new Error(errorText(err)));
       rpcError(res, 500, 'Internal error');
     });
   });

@@ -197,3 +197,17 @@ describe('when a person approved the call in the framework\'s own flow', () => {
     expect(decisions(events)[1]!.by).toEqual({ kind: 'approval', via: 'framework', framework: 'ai-sdk' });
   });
 });
+
+describe('when the approval channel rejects with something that cannot be printed', () => {
+  it.each([
+    ['a null-prototype object', () => Object.create(null) as object],
+    ['an object whose toString throws', () => ({ toString: () => { throw new Error('no'); } })],
+    ['an Error whose message getter throws', () => Object.defineProperty(new Error(), 'message', { get: () => { throw new Error('no'); } })],
+  ])('%s: host.call still resolves, denied, and the tool never runs', async (_label, make) => {
+    const { host, runs, events } = askingHost({ request: () => Promise.reject(make()) });
+    const result = await host.call({ id: 'a', name: 'deploy', args: { env: 'prod' } }, { agent });
+    expect(result.denied).toEqual({ by: 'approval', reason: expect.stringMatching(/^approval failed: /) });
+    expect(runs()).toBe(0);
+    expect(events.filter((e) => e.type === 'tool/result')).toHaveLength(1);
+  });
+});

@@ -5,6 +5,7 @@
  * 'allow-once', outlives the approval timeout or the call's abort signal: denied.
  * Waiting is asynchronous, so other calls of the same turn keep running meanwhile.
  */
+import { clipText, errorText } from './errors.js';
 import type { AgentRef, ToolExecution } from './types.js';
 
 /** The approval channel passed to `createToolHost`. */
@@ -52,7 +53,7 @@ export async function requestApproval(options: {
       if (answer === 'allow-once') return { approved: true };
       return { approved: false, reason: answer === 'deny' ? `denied by approver (${reason})` : `approval channel gave no valid answer (${reason})` };
     } catch (err) {
-      return { approved: false, reason: `approval failed: ${err instanceof Error ? err.message : String(err)}` };
+      return { approved: false, reason: `approval failed: ${clipText(errorText(err))}` };
     }
   })();
   try {

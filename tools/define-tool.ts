@@ -4,7 +4,7 @@
  * JSON Schema and codegen). Every problem is reported naming the tool and the field.
  */
 import type { z } from 'zod';
-import { ToolDefinitionError } from './errors.js';
+import { errorText, ToolDefinitionError } from './errors.js';
 import type { JsonObject, JsonValue } from './json.js';
 import {
   outputSpecToZod,
@@ -180,7 +180,7 @@ export function defineTool<const P extends ParametersInput = {}, const O extends
   try {
     parametersJsonSchema = toModelJsonSchema(parameters);
   } catch (err) {
-    return fail('parameters', `cannot be expressed as JSON Schema (${(err as Error).message})`);
+    return fail('parameters', `cannot be expressed as JSON Schema (${errorText(err)})`);
   }
 
   const tool: Tool = {

@@ -5,6 +5,7 @@
  */
 import type { Tool } from './define-tool.js';
 import { disposable } from './disposable.js';
+import { errorText, InvalidOptionError } from './errors.js';
 import type { EventSink, ToolEvent, UnstampedEvent } from './events.js';
 import { executionModeOf } from './execution-mode.js';
 import { HookLists, type ToolHooks } from './hooks.js';
@@ -106,12 +107,12 @@ export function createToolHost(options: ToolHostOptions = {}): ToolHost {
   const now = options.now ?? Date.now;
   const maxConcurrency = options.maxConcurrency ?? 8;
   if (!Number.isInteger(maxConcurrency) || maxConcurrency < 1) {
-    throw new RangeError(`createToolHost: maxConcurrency must be a positive integer, got ${String(options.maxConcurrency)}`);
+    throw new InvalidOptionError({ where: 'createToolHost', option: 'maxConcurrency', value: options.maxConcurrency, expected: 'a positive integer' });
   }
   const approvalTimeoutMs = options.approvalTimeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS;
   // Node runs a longer timer at once (after 1 ms): every ask would time out.
   if (typeof approvalTimeoutMs !== 'number' || !(approvalTimeoutMs > 0 && approvalTimeoutMs <= MAX_TIMER_MS)) {
-    throw new RangeError(`createToolHost: approvalTimeoutMs must be a number of ms above 0 and at most ${MAX_TIMER_MS} (about 24.8 days), got ${String(options.approvalTimeoutMs)}`);
+    throw new InvalidOptionError({ where: 'createToolHost', option: 'approvalTimeoutMs', value: options.approvalTimeoutMs, expected: `a number of ms above 0 and at most ${MAX_TIMER_MS} (about 24.8 days)` });
   }
   let sinks: readonly EventSink[] = options.onEvent ? [options.onEvent] : [];
   const emit: (event: UnstampedEvent) => ToolEvent = createEventDispatch(now, () => sinks);
@@ -127,7 +128,7 @@ export function createToolHost(options: ToolHostOptions = {}): ToolHost {
         try {
           (bind as (host: ToolHost) => void)(host);
         } catch (err) {
-          process.emitWarning(`ptc-runtime: tool "${t.name}" failed to bind to its host: ${(err as Error)?.message ?? String(err)}`);
+          process.emitWarning(`ptc-runtime: tool "${t.name}" failed to bind to its host: ${errorText(err)}`);
         }
       }
       return registration;

@@ -35,7 +35,7 @@ export { decision } from './decision.js';
 export { CallScheduler } from './scheduler.js';
 export { StepScheduler } from './step-scheduler.js';
 export { subscribeAbort } from './abort-subscription.js';
-export { PtcError, ToolCallError, ToolDefinitionError, ToolRegistrationError } from './errors.js';
+export { errorText, InvalidOptionError, PtcError, ToolCallError, ToolDefinitionError, ToolRegistrationError } from './errors.js';
 export { deepFreeze, materializeJson, NotJsonError, toJson } from './json.js';
 export type { JsonObject, JsonValue } from './json.js';
 export { ValidationError } from './materialize.js';

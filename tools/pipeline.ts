@@ -226,7 +226,7 @@ function materializeResult(tool: Tool, raw: unknown, draft: ResultDraft): void {
     draft.isError = true;
     const tooDeep = err instanceof RangeError && /call stack/i.test(err.message);
     if (ValidationError.isInstance(err) || tooDeep) {
-      const why = tooDeep ? 'value: it is nested too deeply to copy' : (err as Error).message;
+      const why = tooDeep ? 'value: it is nested too deeply to copy' : errorText(err);
       draft.error = { kind: 'invalid-output', message: `"${tool.name}" returned an invalid value: ${why}` };
     } else {
       draft.error = { kind: 'execution', message: `"${tool.name}" failed: ${clipText(errorText(err))}` };

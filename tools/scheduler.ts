@@ -17,6 +17,7 @@
  * still be its own.
  */
 import { AsyncResource } from 'node:async_hooks';
+import { InvalidOptionError } from './errors.js';
 import type { ToolExecutionMode } from './types.js';
 
 interface Pending {
@@ -33,7 +34,7 @@ export class CallScheduler {
 
   constructor(readonly maxConcurrency: number) {
     if (!Number.isInteger(maxConcurrency) || maxConcurrency < 1) {
-      throw new RangeError(`maxConcurrency must be a positive integer, got ${String(maxConcurrency)}`);
+      throw new InvalidOptionError({ where: 'CallScheduler', option: 'maxConcurrency', value: maxConcurrency, expected: 'a positive integer' });
     }
   }
 

@@ -10,6 +10,7 @@
  * value is exactly what its type says.
  */
 import { z } from 'zod';
+import { PtcError } from './errors.js';
 
 interface SpecBase {
   /** Shown to the model (JSON Schema) and in generated JSDoc. */
@@ -109,7 +110,7 @@ export type InferShorthandInput<P> = Simplify<
 // ---- translation to zod ---------------------------------------------------------------------
 
 /** A shorthand problem at `field` (a dotted path under `parameters` or `output.schema`). */
-export class ShorthandError extends Error {
+export class ShorthandError extends PtcError {
   override readonly name = 'ShorthandError';
   constructor(
     readonly field: string,

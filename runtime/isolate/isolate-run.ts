@@ -35,6 +35,7 @@ import { readGuestMessage, type GuestEnd } from './guest-message.js';
 import { locateSyntaxError, programPosition } from './program-position.js';
 import type { DisposalQueue } from './disposal-queue.js';
 import type { IsolateRunOutcome, LateCallAwareBridge, LateCallEvent, RelayBridge, RunStartup } from './run-types.js';
+import { errorText } from '../../tools/errors.js';
 
 const COPY_ARGUMENTS = { arguments: { copy: true } } as const;
 const TIMED_OUT = 'Script execution timed out.';
@@ -238,7 +239,7 @@ class IsolateRun implements StoppableRun {
    * microtasks ran, so the run can go on): that one becomes a warning in the logs.
    */
   private onSliceError(err: unknown, ranFullBudget: boolean): void {
-    const message = err instanceof Error ? err.message : String(err);
+    const message = errorText(err);
     if (this.prepared.isolate.isDisposed) {
       this.failMemory();
     } else if (message === TIMED_OUT && ranFullBudget) {

@@ -10,7 +10,7 @@
  * `Reference.applySync` with `{ arguments: { copy: true }, timeout }`.
  */
 // The sandbox worker loads this module: import the error base class, not the tools package (zod and all).
-import { PtcError } from '../../tools/errors.js';
+import { errorText, PtcError } from '../../tools/errors.js';
 import { LIMIT_NAMES } from '../../bridge/limit-failure.js';
 import type { GuestBridge, ProgramRunner, RunRequest } from '../program-runner.js';
 import { abortMessage, reportDroppedCalls, type StoppableRun } from '../run-checks.js';
@@ -123,7 +123,7 @@ export function createIsolateRunner(options: IsolateRunnerOptions = {}): Isolate
         try {
           prepared = await pool.cold(memoryMb);
         } catch (err) {
-          const message = err instanceof Error ? err.message : String(err);
+          const message = errorText(err);
           return { ok: false, failure: { kind: 'crash', message: `Could not create an isolate: ${message}` }, cpuMs: 0, wallMs: performance.now() - startedAt, startup: { source, ms: 0 } };
         }
       }

@@ -4,6 +4,7 @@
  * its value (argument caps are the exception: over one, that single call fails with a
  * `ToolCallError` in the program, and the run goes on).
  */
+import { InvalidOptionError } from '../../tools/index.js';
 import type { RunLimits } from '../program-runner.js';
 
 /**
@@ -39,31 +40,24 @@ export const DEFAULT_RUN_LIMITS: RunLimits = Object.freeze({
 /** The largest value any limit may take (setTimeout's range). */
 export const MAX_LIMIT_VALUE = 2_147_483_647;
 
-/** A limit option was out of range; names the limit and the value given. */
-export class RunLimitsError extends RangeError {
+/** A limit option was unknown or out of range; names the limit and the value given. */
+export class RunLimitsError extends InvalidOptionError {
   override readonly name = 'RunLimitsError';
   constructor(
     readonly limit: string,
     readonly given: unknown,
+    expected = `a positive integer up to ${MAX_LIMIT_VALUE}`,
   ) {
-    super(`createRunCodeTool: limits.${limit} must be a positive integer up to ${MAX_LIMIT_VALUE}, got ${safeString(given)}`);
-  }
-}
-
-function safeString(value: unknown): string {
-  try {
-    return typeof value === 'string' ? JSON.stringify(value) : String(value);
-  } catch {
-    return typeof value;
+    super({ where: 'createRunCodeTool', option: limit === '' ? 'limits' : `limits.${limit}`, value: given, expected });
   }
 }
 
 /** Fills defaults and checks every limit (positive integers); unknown limit names are refused. */
 export function resolveRunLimits(overrides: Partial<RunLimits> = {}): RunLimits {
-  if (typeof overrides !== 'object' || overrides === null) throw new RunLimitsError('(object)', overrides);
+  if (typeof overrides !== 'object' || overrides === null) throw new RunLimitsError('', overrides, 'an object of limits');
   const out: Record<string, number> = { ...DEFAULT_RUN_LIMITS };
   for (const [key, value] of Object.entries(overrides)) {
-    if (!Object.hasOwn(DEFAULT_RUN_LIMITS, key)) throw new RunLimitsError(key, `an unknown limit (known: ${Object.keys(DEFAULT_RUN_LIMITS).join(', ')})`);
+    if (!Object.hasOwn(DEFAULT_RUN_LIMITS, key)) throw new RunLimitsError(key, value, `a known limit name (known: ${Object.keys(DEFAULT_RUN_LIMITS).join(', ')})`);
     if (value === undefined) continue;
     if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > MAX_LIMIT_VALUE) throw new RunLimitsError(key, value);
     out[key] = value;

@@ -9,7 +9,7 @@
  * or, failing that, the last host that ran the tool.
  */
 import type { GeneratedToolTypes } from '../../codegen/index.js';
-import { defineTool, ON_REGISTER, type JsonValue, type Tool, type ToolExecContext, type ToolHost } from '../../tools/index.js';
+import { defineTool, InvalidOptionError, ON_REGISTER, type JsonValue, type Tool, type ToolExecContext, type ToolHost } from '../../tools/index.js';
 import type { ProgramRunner } from '../program-runner.js';
 import { createDescriber } from './description.js';
 import { markRunCodeTool, resolveDescriptionBudget, searchToolOf, toolTypesOf, visibleTools } from '../discovery/index.js';
@@ -35,13 +35,13 @@ const RUN_ABORT_GRACE_MS = 2_000;
 export function createRunCodeTool(options: RunCodeOptions = {}): RunCodeTool {
   const limits = resolveRunLimits(options.limits);
   const isolation: Isolation = options.isolation ?? 'process';
-  if (isolation !== 'process' && isolation !== 'isolate') throw new RangeError(`createRunCodeTool: isolation must be "process" or "isolate", got ${String(isolation)}`);
+  if (isolation !== 'process' && isolation !== 'isolate') throw new InvalidOptionError({ where: 'createRunCodeTool', option: 'isolation', value: isolation, expected: '"process" or "isolate"' });
   const typecheckMode = options.typecheck ?? 'reject';
-  if (!['reject', 'warn', 'off'].includes(typecheckMode)) throw new RangeError(`createRunCodeTool: typecheck must be "reject", "warn" or "off", got ${String(typecheckMode)}`);
+  if (!['reject', 'warn', 'off'].includes(typecheckMode)) throw new InvalidOptionError({ where: 'createRunCodeTool', option: 'typecheck', value: typecheckMode, expected: '"reject", "warn" or "off"' });
   const typecheckLimits = resolveTypecheckLimits(options.typecheckLimits);
   checkCapacity(options.capacity);
   const discovery = options.discovery ?? 'auto';
-  if (!['auto', 'full', 'index'].includes(discovery)) throw new RangeError(`createRunCodeTool: discovery must be "auto", "full" or "index", got ${String(discovery)}`);
+  if (!['auto', 'full', 'index'].includes(discovery)) throw new InvalidOptionError({ where: 'createRunCodeTool', option: 'discovery', value: discovery, expected: '"auto", "full" or "index"' });
   const describe = createDescriber({ limits, discovery, budget: resolveDescriptionBudget(options.descriptionBudget) });
   const osSandbox = checkOsSandboxOption({ osSandbox: options.osSandbox, isolation, runner: options.runner });
   const name = options.name ?? 'run_code';
@@ -171,9 +171,9 @@ function checkCapacity(capacity: RunnerCapacity | undefined): void {
   if (capacity === undefined) return;
   const { maxProcesses, poolSize } = capacity;
   if (maxProcesses !== undefined && !(Number.isSafeInteger(maxProcesses) && maxProcesses >= 1)) {
-    throw new RangeError(`createRunCodeTool: capacity.maxProcesses must be a whole number of at least 1, got ${String(maxProcesses)}`);
+    throw new InvalidOptionError({ where: 'createRunCodeTool', option: 'capacity.maxProcesses', value: maxProcesses, expected: 'a whole number of at least 1' });
   }
   if (poolSize !== undefined && !(Number.isSafeInteger(poolSize) && poolSize >= 0)) {
-    throw new RangeError(`createRunCodeTool: capacity.poolSize must be a whole number of at least 0, got ${String(poolSize)}`);
+    throw new InvalidOptionError({ where: 'createRunCodeTool', option: 'capacity.poolSize', value: poolSize, expected: 'a whole number of at least 0' });
   }
 }

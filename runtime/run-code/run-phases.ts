@@ -11,7 +11,7 @@
 import { MAX_CHECKED_PROGRAM_CHARS, normalizeProgram, type GeneratedToolTypes } from '../../codegen/index.js';
 import { limitText, openRunBridge, type RunReport } from '../../bridge/index.js';
 import type { OsSandboxKind } from '../os-sandbox/index.js';
-import type { ToolExecContext } from '../../tools/index.js';
+import { errorText, type ToolExecContext } from '../../tools/index.js';
 import type { ProgramRunner, RunLimits, RunOutcome } from '../program-runner.js';
 import { withAbortGrace } from './abort-grace.js';
 import { listCalls } from './call-list.js';
@@ -143,7 +143,7 @@ export async function run({ runner, program, exec, limits, toolNames }: RunInput
   try {
     outcome = await withAbortGrace(runner.run({ js: program.js, toolNames: [...toolNames.keys()], limits, lineOffset: 0 }, bridge.guest, bridge.signal), bridge.signal);
   } catch (err) {
-    outcome = { ok: false, failure: { kind: 'crash', message: `the runner failed: ${(err as Error)?.message ?? String(err)}` }, cpuMs: 0, wallMs: performance.now() - t0 };
+    outcome = { ok: false, failure: { kind: 'crash', message: `the runner failed: ${errorText(err)}` }, cpuMs: 0, wallMs: performance.now() - t0 };
   }
   const ms = performance.now() - t0;
   const failure = failureOf(outcome, bridge.stopReason, limits);

@@ -7,6 +7,7 @@
 import type { ProgramRunner } from '../program-runner.js';
 import type { OsSandboxMode } from '../os-sandbox/index.js';
 import { RunnerUnavailableError } from './errors.js';
+import { errorText } from '../../tools/index.js';
 
 /** Where programs run: a supervised sandbox process (default) or an isolate in this process. */
 export type Isolation = 'process' | 'isolate';
@@ -35,7 +36,7 @@ export async function loadRunner(isolation: Isolation, capacity: RunnerCapacity 
   try {
     mod = (await import(entry.path)) as Record<string, unknown>;
   } catch (err) {
-    throw new RunnerUnavailableError(isolation, (err as Error)?.message ?? String(err));
+    throw new RunnerUnavailableError(isolation, errorText(err));
   }
   const factory = mod[entry.factory];
   if (typeof factory !== 'function') throw new RunnerUnavailableError(isolation, `${entry.factory} is not exported`);

@@ -13,6 +13,7 @@
 import { Worker } from 'node:worker_threads';
 import type { CheckableTypes, CheckResult } from '../../codegen/index.js';
 import { resolveWorkerScript } from '../worker-script.js';
+import { errorText, InvalidOptionError } from '../../tools/index.js';
 
 /** Limits of one type check; host policy, like the run's limits. */
 export interface TypecheckLimits {
@@ -25,13 +26,14 @@ export interface TypecheckLimits {
 export const DEFAULT_TYPECHECK_LIMITS: TypecheckLimits = Object.freeze({ timeMs: 5_000, memoryMb: 512 });
 
 /** A `typecheckLimits` option is unknown or out of range; names it. */
-export class TypecheckLimitsError extends RangeError {
+export class TypecheckLimitsError extends InvalidOptionError {
   override readonly name = 'TypecheckLimitsError';
   constructor(
     readonly limit: string,
-    problem: string,
+    given: unknown,
+    expected: string,
   ) {
-    super(`createRunCodeTool: typecheckLimits.${limit} ${problem}`);
+    super({ where: 'createRunCodeTool', option: `typecheckLimits.${limit}`, value: given, expected });
   }
 }
 
@@ -39,11 +41,11 @@ export class TypecheckLimitsError extends RangeError {
 export function resolveTypecheckLimits(overrides: Partial<TypecheckLimits> = {}): TypecheckLimits {
   const limits = { ...DEFAULT_TYPECHECK_LIMITS };
   for (const [key, value] of Object.entries(overrides ?? {})) {
-    if (key !== 'timeMs' && key !== 'memoryMb') throw new TypecheckLimitsError(key, 'is not a limit (known: timeMs, memoryMb)');
+    if (key !== 'timeMs' && key !== 'memoryMb') throw new TypecheckLimitsError(key, value, 'a known limit name (known: timeMs, memoryMb)');
     if (value === undefined) continue;
     const min = key === 'memoryMb' ? 64 : 1;
     if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > 2_147_483_647) {
-      throw new TypecheckLimitsError(key, `must be an integer from ${min} to 2147483647, got ${String(value)}`);
+      throw new TypecheckLimitsError(key, value, `an integer from ${min} to 2147483647`);
     }
     limits[key] = value;
   }
@@ -167,7 +169,7 @@ export class TypecheckThread {
         },
         (err: unknown) => {
           this.starting = undefined;
-          const reason = `could not start (${err instanceof Error ? err.message : String(err)})`;
+          const reason = `could not start (${errorText(err)})`;
           for (const waiting of this.queue.splice(0)) waiting.resolve({ ok: false, reason });
         },
       );

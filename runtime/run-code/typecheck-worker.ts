@@ -7,6 +7,7 @@
 import { parentPort } from 'node:worker_threads';
 import { checkerFor } from '../../codegen/index.js';
 import type { TypecheckRequest, TypecheckReply } from './typecheck-thread.js';
+import { errorText } from '../../tools/index.js';
 
 const port = parentPort;
 if (port === null) throw new Error('typecheck-worker must run in a worker thread');
@@ -20,7 +21,7 @@ port.on('message', (request: TypecheckRequest) => {
       reply = { id: request.id, warmed: true };
     } else reply = { id: request.id, result: checker.check(request.code) };
   } catch (err) {
-    reply = { id: request.id, error: err instanceof Error ? err.message : String(err) };
+    reply = { id: request.id, error: errorText(err) };
   }
   port.postMessage(reply);
 });

@@ -6,6 +6,7 @@
  */
 import { createContext, Script } from 'node:vm';
 import type { GuestBridge, ProgramRunner, RunOutcome, RunRequest } from '../program-runner.js';
+import { errorText } from '../../tools/index.js';
 
 const WRAPPER_LINES = 1;
 
@@ -60,7 +61,7 @@ export function createVmRunnerForBenchmarks(): ProgramRunner {
           ok: false,
           failure: {
             kind: 'thrown',
-            message: `${(err as Error)?.name ?? 'Error'}: ${(err as Error)?.message ?? String(err)}`,
+            message: `${(err as Error)?.name ?? 'Error'}: ${errorText(err)}`,
             ...(m ? { line: Number(m[1]) - WRAPPER_LINES, column: Number(m[2]) } : {}),
           },
         });

@@ -19,6 +19,7 @@ import { limitFailure } from '../../bridge/limit-failure.js';
 import { resolveOsSandbox, type OsSandboxKind, type OsSandboxMode } from '../os-sandbox/index.js';
 import { ProcessPool, type ProcessEvent } from './process-pool.js';
 import { executeProcessRun, type ProcessRunOutcome } from './process-run.js';
+import { errorText } from '../../tools/errors.js';
 
 /** Options for {@link createProcessRunner}. */
 export interface ProcessRunnerOptions {
@@ -126,7 +127,7 @@ export function createProcessRunner(options: ProcessRunnerOptions = {}): Process
         if (gaveUp.signal.aborted) {
           return { ok: false, failure: limitFailure('wallMs', waitLimitMs, { by: 'queue', processes: maxProcesses }), cpuMs: 0, wallMs, pid: undefined };
         }
-        return { ok: false, failure: { kind: 'crash', message: `No sandbox process could be started: ${err instanceof Error ? err.message : String(err)}` }, cpuMs: 0, wallMs, pid: undefined };
+        return { ok: false, failure: { kind: 'crash', message: `No sandbox process could be started: ${errorText(err)}` }, cpuMs: 0, wallMs, pid: undefined };
       } finally {
         clearTimeout(timer);
         if (waits) notifyQueued(bridge, false);

@@ -17,8 +17,9 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { constants } from 'node:os';
 import type { Readable, Writable } from 'node:stream';
 import type { BubblewrapSandbox, OsSandboxKind } from '../os-sandbox/index.js';
-import { encodeFrame, FrameError, FrameReader } from './frames.js';
-import { readWorkerMessage, WireProtocolError, type HostToWorker, type WorkerToHost } from './wire.js';
+import { encodeFrame, FrameReader } from './frames.js';
+import { readWorkerMessage, type HostToWorker, type WorkerToHost } from './wire.js';
+import { errorText } from '../../tools/errors.js';
 
 /** How a sandbox process ended. */
 export interface SandboxExit {
@@ -87,7 +88,7 @@ export class SandboxProcess {
       try {
         reader.push(chunk);
       } catch (err) {
-        this.kill(`it sent a malformed message (${err instanceof FrameError || WireProtocolError.isInstance(err) ? err.message : String(err)})`);
+        this.kill(`it sent a malformed message (${errorText(err)})`);
       }
     });
     stdio[4].on('error', () => undefined);

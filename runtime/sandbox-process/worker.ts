@@ -13,6 +13,7 @@ import { createIsolateRunner, type RelayBridge } from '../isolate/index.js';
 import { encodeFrame, FrameReader } from './frames.js';
 import { ReplyWait } from './reply-wait.js';
 import { readHostMessage, type HostToWorker, type WorkerToHost } from './wire.js';
+import { errorText } from '../../tools/errors.js';
 
 /** Calls are sent in batches of at most this many bytes of arguments. */
 const CALL_BATCH_BYTES = 1 << 20;
@@ -170,7 +171,7 @@ function startRun({ runId, request }: Extract<HostToWorker, { t: 'run' }>): void
     .run(request, bridgeFor(run), run.controller.signal)
     .then(
       (outcome) => outcome,
-      (err: unknown) => ({ ok: false as const, failure: { kind: 'crash' as const, message: `Invalid run request: ${err instanceof Error ? err.message : String(err)}` }, cpuMs: 0, wallMs: 0 }),
+      (err: unknown) => ({ ok: false as const, failure: { kind: 'crash' as const, message: `Invalid run request: ${errorText(err)}` }, cpuMs: 0, wallMs: 0 }),
     )
     .then((outcome) => {
       flushCalls(run);

@@ -20,7 +20,7 @@
 import type { JobProgressInfo, UnstampedEvent } from '../events.js';
 import { materializeJson, type JsonValue } from '../json.js';
 import type { AgentRef } from '../types.js';
-import { errorText } from '../errors.js';
+import { errorText, InvalidOptionError } from '../errors.js';
 import { JobStartError, UnknownJobError } from './errors.js';
 import { DEFAULT_JOB_OUTPUT_BYTES, OutputRing } from './output-ring.js';
 import { DEFAULT_JOB_READ_BYTES, type JobInfo, type JobManager, type JobManagerOptions, type JobRunContext, type JobStatus } from './job-types.js';
@@ -65,7 +65,7 @@ function cleanProgress(info: unknown): JobProgressInfo | undefined {
 
 function positiveInt(value: number | undefined, fallback: number, what: string): number {
   const n = value ?? fallback;
-  if (!Number.isInteger(n) || n < 1) throw new RangeError(`jobs: ${what} must be a positive integer, got ${String(value)}`);
+  if (!Number.isInteger(n) || n < 1) throw new InvalidOptionError({ where: 'createToolHost', option: `jobs.${what}`, value, expected: 'a positive integer' });
   return n;
 }
 
@@ -75,7 +75,7 @@ export function createJobManager(env: { readonly emit: (event: UnstampedEvent) =
   const maxRunning = positiveInt(options.maxRunningPerOwner, 16, 'maxRunningPerOwner');
   const maxRetained = positiveInt(options.maxRetainedPerOwner, 64, 'maxRetainedPerOwner');
   const progressIntervalMs = options.progressIntervalMs ?? 250;
-  if (!(progressIntervalMs >= 0)) throw new RangeError(`jobs: progressIntervalMs must be >= 0, got ${String(progressIntervalMs)}`);
+  if (!(progressIntervalMs >= 0)) throw new InvalidOptionError({ where: 'createToolHost', option: 'jobs.progressIntervalMs', value: progressIntervalMs, expected: 'a number of ms >= 0' });
   const jobs = new Map<string, Job>();
   const counters = new Map<string, number>();
   let closed = false;

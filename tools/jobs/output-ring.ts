@@ -8,6 +8,7 @@
  * the ring moved past it. Reads never split a UTF-8 character: a window edge that falls inside
  * one moves to the nearest character boundary inside the window.
  */
+import { InvalidOptionError } from '../errors.js';
 
 /** Default ring size of one job's output: 256 KiB. */
 export const DEFAULT_JOB_OUTPUT_BYTES = 256 * 1024;
@@ -34,7 +35,7 @@ export class OutputRing {
   droppedBytes = 0;
 
   constructor(readonly capacity: number = DEFAULT_JOB_OUTPUT_BYTES) {
-    if (!Number.isInteger(capacity) || capacity < 1) throw new RangeError(`OutputRing: capacity must be a positive integer, got ${String(capacity)}`);
+    if (!Number.isInteger(capacity) || capacity < 1) throw new InvalidOptionError({ where: 'OutputRing', option: 'capacity', value: capacity, expected: 'a positive integer' });
   }
 
   /** Appends text (UTF-8 encoded); drops the oldest bytes beyond capacity. */

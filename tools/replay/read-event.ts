@@ -5,6 +5,7 @@
  * display, never handed to a tool); anything that
  * does not fit is reported as a problem naming the event type and field, never thrown.
  */
+import { errorText } from '../errors.js';
 import { toJson, type JsonValue } from '../json.js';
 import type { AgentRef } from '../types.js';
 import type {
@@ -166,6 +167,6 @@ export function readEvent(raw: Record<string, unknown>): ReadEventResult {
     return { ok: true, event: reader(raw, num(raw, 'seq'), num(raw, 'time')) };
   } catch (err) {
     if (err instanceof FieldError) return { ok: false, problem: `${type as string}: ${err.message}` };
-    return { ok: false, problem: `${type as string}: unreadable (${err instanceof Error ? err.message : String(err)})` };
+    return { ok: false, problem: `${type as string}: unreadable (${errorText(err)})` };
   }
 }

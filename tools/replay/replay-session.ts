@@ -14,6 +14,7 @@
  * event missing a field, prototype keys (`__proto__`, `constructor`): each becomes a problem
  * with its line number and the rest of the log is still shown.
  */
+import { errorText } from '../errors.js';
 import { readJsonl } from '../jsonl.js';
 import { TRACE_FORMAT, verifyTrace, type TraceProblem } from '../trace-chain.js';
 import { readEvent } from './read-event.js';
@@ -79,7 +80,7 @@ export function replaySession(jsonl: string | Uint8Array, options: ReplayOptions
       const verdict = verifyTrace(text);
       chain = { ok: verdict.ok, headHash: verdict.headHash, problems: verdict.problems };
     } catch (err) {
-      chain = { ok: false, headHash: '', problems: [{ line: 0, kind: 'malformed', message: `could not verify: ${(err as Error)?.message ?? String(err)}` }] };
+      chain = { ok: false, headHash: '', problems: [{ line: 0, kind: 'malformed', message: `could not verify: ${errorText(err)}` }] };
     }
   }
 
@@ -96,7 +97,7 @@ export function replaySession(jsonl: string | Uint8Array, options: ReplayOptions
     try {
       builder.apply(read.event);
     } catch (err) {
-      problems.push({ line, problem: `${read.event.type}: could not be shown (${(err as Error)?.message ?? String(err)})` });
+      problems.push({ line, problem: `${read.event.type}: could not be shown (${errorText(err)})` });
     }
   });
 
@@ -104,7 +105,7 @@ export function replaySession(jsonl: string | Uint8Array, options: ReplayOptions
   try {
     view = builder.snapshot();
   } catch (err) {
-    problems.push({ line: 0, problem: `the view could not be built (${(err as Error)?.message ?? String(err)})` });
+    problems.push({ line: 0, problem: `the view could not be built (${errorText(err)})` });
     view = EMPTY_VIEW;
   }
   problems.sort((a, b) => a.line - b.line);

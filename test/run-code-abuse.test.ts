@@ -98,7 +98,7 @@ describe.each(runnerModes())('run_code bridge abuse (%s)', (mode) => {
   });
 
   describe('when keys try to pollute prototypes', () => {
-    it('keeps __proto__, constructor and prototype keys plain data, in the host and the program', async () => {
+    it('refuses __proto__ and constructor.prototype keys as a ToolCallError, polluting neither the host nor the program', async () => {
       const s = setup();
       const v = await s.value(`
         const args = JSON.parse('{"text":"a","__proto__":{"polluted":true},"constructor":{"prototype":{"polluted":true}}}');
@@ -106,7 +106,7 @@ describe.each(runnerModes())('run_code bridge abuse (%s)', (mode) => {
         try { await tools.echo(args); } catch (e) { message = e.message; }
         return { message, pollutedHere: ({}).polluted === true };
       `);
-      expect(v.result).toMatchObject({ message: expect.stringContaining('Unrecognized'), pollutedHere: false });
+      expect(v.result).toMatchObject({ message: expect.stringContaining('args.__proto__: a "__proto__" key is not accepted'), pollutedHere: false });
       expect(({} as Record<string, unknown>).polluted).toBeUndefined();
       expect(Object.prototype).not.toHaveProperty('polluted');
       await healthy(s);

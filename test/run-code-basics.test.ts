@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { modeOptions, runCodeHost, runnerModes } from './run-code-support.js';
-import { createIsolateRunner, createRunCodeTool, MAX_PROGRAM_CHARS, type ProgramRunner, type RunCodeTool } from '../runtime/index.js';
+import { createIsolateRunner, createRunCodeTool, MAX_PROGRAM_CHARS, type ProgramRunner, type RunCodeTool, type RunCodeValue } from '../runtime/index.js';
 import { createToolHost, defineTool } from '../tools/index.js';
 
 const opened: RunCodeTool[] = [];
@@ -17,13 +17,15 @@ describe.each(runnerModes())('run_code (%s)', (mode) => {
 
   describe('when a program runs', () => {
     it('returns result, logs, calls and stats', async () => {
-      const { value } = setup();
-      const v = await value('const a = await tools.echo({ text: "hi" });\nconsole.log("got", a.echoed);\nreturn { a };');
+      const { run } = setup();
+      const r = await run('const a = await tools.echo({ text: "hi" });\nconsole.log("got", a.echoed);\nreturn { a };');
+      const v = r.value as unknown as RunCodeValue;
       expect(v.result).toEqual({ a: { echoed: 'hi' } });
       expect(v.logs).toEqual(['got hi']);
       expect(v.calls).toEqual([{ tool: 'echo', status: 'ok', ms: expect.any(Number), settlement: 'completed' }]);
       expect(v.stats.childResultBytes).toBe('{"echoed":"hi"}'.length);
-      expect(v.stats.returnedBytes).toBe(JSON.stringify({ a: { echoed: 'hi' } }).length + JSON.stringify(['got hi']).length);
+      // The bytes of the text the model reads.
+      expect(v.stats.returnedBytes).toBe(Buffer.byteLength((r.content[0] as { text: string }).text, 'utf8'));
     });
 
     it('keeps the calls list short but the counts complete', async () => {
@@ -166,13 +168,11 @@ describe('when a sandbox sends back hostile results', () => {
     expect(r.error?.message).toContain('not JSON');
   });
 
-  it('keeps a __proto__ key in the result a plain key', async () => {
+  it('refuses a __proto__ key in the result, naming its path, and pollutes nothing', async () => {
     const { host } = runCodeHost('vm');
     host.register(createRunCodeTool({ runner: fakeRunner('{"__proto__":{"polluted":true},"a":1}'), name: 'run_proto', typecheck: 'off' }));
     const r = await host.call({ id: 'p1', name: 'run_proto', args: { code: 'return 1;' } });
-    const result = (r.value as { result: Record<string, unknown> }).result;
-    expect(Object.getPrototypeOf(result)).toBe(Object.prototype);
-    expect(Object.getOwnPropertyDescriptor(result, '__proto__')?.value).toEqual({ polluted: true });
+    expect(r.error).toMatchObject({ kind: 'invalid-output', message: expect.stringContaining('value.result.__proto__: a "__proto__" key is not accepted') });
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
 });

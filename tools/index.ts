@@ -37,6 +37,7 @@ export { StepScheduler } from './step-scheduler.js';
 export { subscribeAbort } from './abort-subscription.js';
 export { errorText, InvalidOptionError, PtcError, ToolCallError, ToolDefinitionError, ToolRegistrationError } from './errors.js';
 export { deepFreeze, materializeJson, NotJsonError, toJson } from './json.js';
+export { jsonPreview, readableJson } from './json-text.js';
 export type { JsonObject, JsonValue } from './json.js';
 export { ValidationError } from './materialize.js';
 export { eventOrigin, tokenIdOf } from './events.js';

@@ -153,26 +153,53 @@ describe('events', () => {
     expect(events[0]).toMatchObject({ origin: { kind: 'ptc', parentCallId: 'run-1', tokenId: expect.stringMatching(/^[0-9a-f]{16}$/) } });
   });
 
-  it('a program call renders its JSON content when first read, with the same text a model call gets', async () => {
+  it('a program call renders its JSON content compactly when first read; a model call gets it indented', async () => {
     const { host, events } = recordingHost();
     const value = { rows: [{ id: 1, tags: ['a'] }], total: 1 };
     host.register(defineTool({ name: 'list', description: 'Lists.', execute: () => value }));
     const fromModel = await host.call({ id: 'm', name: 'list', args: {} });
     const fromProgram = await host.call({ id: 'p', name: 'list', args: {} }, { origin: { kind: 'ptc', parentCallId: 'run-1', token: 'tok' } });
-    const expected = JSON.stringify(value, null, 2);
-    expect(fromModel.content).toEqual([{ type: 'text', text: expected }]);
-    expect(fromProgram.content).toEqual([{ type: 'text', text: expected }]);
+    expect(fromModel.content).toEqual([{ type: 'text', text: JSON.stringify(value, null, 2) }]);
+    const compact = JSON.stringify(value);
+    expect(fromProgram.content).toEqual([{ type: 'text', text: compact }]);
     expect(fromProgram.value).toEqual(value);
     expect(Object.isFrozen(fromProgram.content) && Object.isFrozen(fromProgram.content[0])).toBe(true);
     // What sinks see: the event serializes to the same text, and content cannot be rewritten.
     const result = events.filter((e) => e.type === 'tool/result').at(-1)!;
-    expect(JSON.parse(JSON.stringify(result)).content).toEqual([{ type: 'text', text: expected }]);
+    expect(JSON.parse(JSON.stringify(result)).content).toEqual([{ type: 'text', text: compact }]);
     expect(() => {
       (fromProgram.content[0] as { text: string }).text = 'forged';
     }).toThrow(TypeError);
-    expect(structuredClone(fromProgram.content)).toEqual([{ type: 'text', text: expected }]);
+    expect(structuredClone(fromProgram.content)).toEqual([{ type: 'text', text: compact }]);
     // A model's call keeps plain data blocks, which the strict JSON copier accepts.
-    expect(toJson(fromModel.content)).toEqual([{ type: 'text', text: expected }]);
+    expect(toJson(fromModel.content)).toEqual([{ type: 'text', text: JSON.stringify(value, null, 2) }]);
+  });
+
+  it("a program call's content stays a bounded preview in its event, whatever the value's size; the value is whole", async () => {
+    const { host, events } = recordingHost();
+    let data: unknown = Array.from({ length: 60_000 }, () => 1);
+    for (let i = 0; i < 58; i++) data = [data];
+    host.register(defineTool({ name: 'echo', description: 'Echoes.', parameters: z.object({ data: z.unknown() }), execute: (args) => args.data as never }));
+    host.register(defineTool({ name: 'say', description: 'Says.', execute: () => 'x'.repeat(100_000) }));
+    const echoed = await host.call({ id: 'p', name: 'echo', args: { data } }, { origin: { kind: 'ptc', parentCallId: 'run-1', token: 'tok' } });
+    expect(echoed.value).toEqual(data);
+    const event = events.filter((e) => e.type === 'tool/result').at(-1)!;
+    const line = JSON.stringify(event);
+    // The value once, compact (120 KB), and a 4 KiB preview: not 7.7 MB of indentation.
+    expect(line.length).toBeLessThan(JSON.stringify(data).length + 6_000);
+    expect((event as unknown as { content: { text: string }[] }).content[0]!.text).toMatch(/^\[\[\[.*cut at 4096 characters; the whole value is in `value`\)$/);
+    const said = await host.call({ id: 'q', name: 'say', args: {} }, { origin: { kind: 'ptc', parentCallId: 'run-1', token: 'tok' } });
+    expect((said.content[0] as { text: string }).text.length).toBeLessThan(4_200);
+    expect(said.value).toHaveLength(100_000);
+  });
+
+  it('a model call gets a deeply nested value compact, not indented into megabytes', async () => {
+    const { host } = recordingHost();
+    let deep: unknown = [];
+    for (let i = 0; i < 500; i++) deep = [1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, deep];
+    host.register(defineTool({ name: 'deep', description: 'Deep.', execute: () => deep as never }));
+    const result = await host.call({ id: 'm', name: 'deep', args: {} });
+    expect((result.content[0] as { text: string }).text).toBe(JSON.stringify(deep));
   });
 
   it('a JSONL sink writes one event a line, and the log reads back', async () => {

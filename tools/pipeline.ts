@@ -234,9 +234,9 @@ function materializeResult(tool: Tool, raw: unknown, draft: ResultDraft): void {
   }
 }
 
-function safeRender(tool: Tool, args: JsonValue, draft: ResultDraft, deferJson: boolean): ResultDraft['content'] {
+function safeRender(tool: Tool, args: JsonValue, draft: ResultDraft, forProgram: boolean): ResultDraft['content'] {
   try {
-    return renderContent(tool, args, draft.value ?? null, deferJson);
+    return renderContent(tool, args, draft.value ?? null, forProgram);
   } catch (err) {
     draft.isError = true;
     delete draft.value;

@@ -1,6 +1,8 @@
 /** Step 9: content for the model from the final value. */
 import type { Tool } from './define-tool.js';
+import { clipText } from './errors.js';
 import type { JsonValue } from './json.js';
+import { jsonPreview, readableJson } from './json-text.js';
 import type { ContentBlock } from './types.js';
 
 /** Content blocks checked and frozen; throws a TypeError naming what was wrong. */
@@ -20,15 +22,21 @@ export function checkContent(content: unknown, who: string): readonly ContentBlo
 }
 
 /**
- * Renders with the tool's `output.render`, or as the string itself / pretty JSON. Throws on a bad
- * render. `deferJson`: render the pretty JSON when its text is first read (see
- * {@link prettyJsonContent}).
+ * Renders with the tool's `output.render`, or as the string itself, or as JSON: for a model's
+ * call {@link readableJson} (indented unless that explodes), for a program's call
+ * (`forProgram`) a bounded compact preview (4 KiB), made when its text is first read: nobody
+ * may read it (the program gets the value; the model sees only the run's output), yet every
+ * `tool/result` event carries it. Throws on a bad render.
  */
-export function renderContent(tool: Tool, args: JsonValue, value: JsonValue, deferJson = false): readonly ContentBlock[] {
+export function renderContent(tool: Tool, args: JsonValue, value: JsonValue, forProgram = false): readonly ContentBlock[] {
   if (tool.output.render) return checkContent(tool.output.render(args, value), `tool "${tool.name}": output.render`);
-  if (typeof value === 'string') return textContent(value);
-  return deferJson && !isSmallFlat(value) ? prettyJsonContent(value) : textContent(JSON.stringify(value, null, 2));
+  if (typeof value === 'string') return forProgram && value.length > CHILD_CONTENT_CHARS ? lazyText(() => clipText(value, CHILD_CONTENT_CHARS)) : textContent(value);
+  if (!forProgram) return textContent(readableJson(value));
+  return isSmallFlat(value) ? textContent(JSON.stringify(value)) : lazyText(() => jsonPreview(value, CHILD_CONTENT_CHARS));
 }
+
+/** Most characters of a program's call's content (a preview; the value is whole). */
+export const CHILD_CONTENT_CHARS = 4 * 1024;
 
 /** At most 8 entries, none an object or array: rendering at once is cheaper than deferring it. */
 function isSmallFlat(value: JsonValue): boolean {
@@ -47,30 +55,19 @@ function isSmallFlat(value: JsonValue): boolean {
 }
 
 /**
- * The value as pretty JSON, rendered when `text` is first read: for a program's calls, whose
- * content nobody may read (the program gets the value; the model sees only the run's output),
- * and where rendering a large result cost more than the rest of the pipeline. The value is
- * frozen canonical JSON, so the text is the same whenever it is read. (`text` is an accessor,
- * which the strict JSON copier refuses; that is why calls from a model get plain blocks.)
+ * A text block whose text is made when first read. The value behind it is frozen canonical
+ * JSON, so the text is the same whenever it is read. (`text` is an accessor, which the strict
+ * JSON copier refuses; that is why calls from a model get plain blocks.)
  */
-function prettyJsonContent(value: JsonValue): readonly ContentBlock[] {
+function lazyText(make: () => string): readonly ContentBlock[] {
   let text: string | undefined;
   const block = {
     type: 'text' as const,
     get text(): string {
-      return (text ??= prettyJson(value));
+      return (text ??= make());
     },
   };
   return Object.freeze([Object.freeze(block)]);
-}
-
-function prettyJson(value: JsonValue): string {
-  try {
-    return JSON.stringify(value, null, 2);
-  } catch {
-    // Only a value too large for one string gets here (canonical JSON has no cycles or BigInts).
-    return '(the result is too large to show as text; its value is intact)';
-  }
 }
 
 /** A single text block. */

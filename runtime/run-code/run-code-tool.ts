@@ -115,7 +115,7 @@ export function createRunCodeTool(options: RunCodeOptions = {}): RunCodeTool {
     description: describe().text,
     // Without the option the model never sees a `background` parameter (the strict schema refuses it).
     parameters: (options.background ? backgroundParams : { code: codeParam }) as typeof backgroundParams,
-    output: { render: (_args, value) => renderRunCode(value as JsonValue) },
+    output: { render: (_args, value) => renderRunCode(value as JsonValue, limits.maxOutputBytes) },
     execute: (options.background ? backgroundable : execute) as (args: { code: string }, exec: ToolExecContext) => Promise<never>,
     presentCall: (args) => ({ card: 'code', phase: 'pending', source: args.code, calls: [] }),
     presentResult: (args, value) => presentRunCode(args.code, value as JsonValue),

@@ -8,6 +8,7 @@ import { limitMessage, limitText, RunLimitError, type LimitName, type RunAborted
 import type { RunLimits, RunOutcome } from '../program-runner.js';
 import type { RunCodeCall } from './call-list.js';
 import { RunCodeError } from './errors.js';
+import { logLines, oneLine } from './render.js';
 
 const MAX_ERROR_CHARS = 4_000;
 
@@ -61,7 +62,8 @@ export function programError({ failure, modelLine, report, calls, total }: Progr
   let details: ConstructorParameters<typeof RunCodeError>[2] = {};
   if (failure.kind === 'thrown') {
     const line = modelLine(failure.line);
-    head = `The program threw${line !== undefined ? ` at line ${line}` : ''}: ${clip(failure.message, MAX_ERROR_CHARS)}`;
+    // The program wrote this message: on one line, it cannot forge a line of the report below it.
+    head = `The program threw${line !== undefined ? ` at line ${line}` : ''}: ${clip(oneLine(failure.message), MAX_ERROR_CHARS)}`;
     // Only the line maps back (esbuild reprints the code, so columns are of the output).
     details = line !== undefined ? { line } : {};
   } else if (failure.kind === 'limit') {
@@ -75,7 +77,8 @@ export function programError({ failure, modelLine, report, calls, total }: Progr
     lines.push(`Tool calls (${total}): ${summary.join('; ')}${total > 20 ? '; …' : ''}`);
   }
   if (report.logs.length > 0) {
-    const tail = report.logs.slice(-10).join('\n');
+    // Framed like the report's logs (render.ts): a log cannot forge a line of this message.
+    const tail = logLines(report.logs.slice(-10)).join('\n');
     lines.push(`Last logs:\n${clip(tail, 2_000)}`);
   }
   return new RunCodeError(failure.kind, lines.join('\n'), details);

@@ -176,7 +176,8 @@ export function report({ finished, program, checked, limits, spills, startedAt, 
   if (!finished.ok) throw programError({ failure: finished.failure, modelLine: program.modelLine, report: bridgeReport, calls, total: counts.total });
   let capped: ReturnType<typeof capOutput>;
   try {
-    capped = capOutput({ resultJson: finished.resultJson, logs: bridgeReport.logs, maxOutputBytes: limits.maxOutputBytes, spills });
+    const { diagnostics } = checked;
+    capped = capOutput({ resultJson: finished.resultJson, logs: bridgeReport.logs, maxOutputBytes: limits.maxOutputBytes, spills, calls, counts, ...(diagnostics ? { diagnostics } : {}) });
   } catch {
     throw new RunCodeError('crash', 'The sandbox running the program returned a result that is not JSON.');
   }

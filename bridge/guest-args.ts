@@ -5,10 +5,11 @@
  * and node count in one scan of the text (so a deep document never reaches a recursive walk,
  * and a large one is measured without building it). Over a cap is a refusal naming the cap and
  * its value, never truncation. What `JSON.parse` builds is plain JSON by construction (a
- * `__proto__` key is an ordinary own key there), so it is not copied again here: the pipeline
- * copies, validates and freezes it, and refuses prototype keys (step 2), like any call's args.
+ * `__proto__` key is an ordinary own key there): `parseFrozenJson` freezes it and marks it so,
+ * and the pipeline takes it without a second copy; it still validates it and refuses prototype
+ * keys (step 2), like any call's args.
  */
-import type { JsonValue } from '../tools/index.js';
+import { parseFrozenJson, type JsonValue } from '../tools/index.js';
 import { limitMessage } from './limit-failure.js';
 
 /** The argument caps of a run (a subset of `RunLimits`). */
@@ -90,7 +91,7 @@ export function parseGuestArgs(toolName: string, argsJson: unknown, caps: ArgCap
   }
   let args: JsonValue;
   try {
-    args = JSON.parse(text) as JsonValue;
+    args = parseFrozenJson(text);
   } catch {
     return { ok: false, message: `Arguments for "${toolName}" are not valid JSON.` };
   }

@@ -36,7 +36,7 @@ export { CallScheduler } from './scheduler.js';
 export { StepScheduler } from './step-scheduler.js';
 export { subscribeAbort } from './abort-subscription.js';
 export { errorText, InvalidOptionError, PtcError, ToolCallError, ToolDefinitionError, ToolRegistrationError } from './errors.js';
-export { deepFreeze, materializeJson, NotJsonError, toJson } from './json.js';
+export { deepFreeze, materializeJson, NotJsonError, parseFrozenJson, toJson } from './json.js';
 export { jsonPreview, readableJson } from './json-text.js';
 export type { JsonObject, JsonValue } from './json.js';
 export { ValidationError } from './materialize.js';

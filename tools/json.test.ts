@@ -47,3 +47,19 @@ describe('toJson', () => {
     expect(Object.isFrozen(v) && Object.isFrozen(v.a) && Object.isFrozen(v.a[0])).toBe(true);
   });
 });
+
+describe('parseFrozenJson', () => {
+  it('gives a deep-frozen document that materialization takes without copying, still refusing prototype keys', async () => {
+    const { toJsonCounted, parseFrozenJson } = await import('./json.js');
+    const doc = parseFrozenJson('{"a":[1,{"b":2}],"c":"x"}') as { a: unknown[] };
+    expect(Object.isFrozen(doc) && Object.isFrozen(doc.a) && Object.isFrozen(doc.a[1])).toBe(true);
+    const counted = toJsonCounted(doc);
+    expect(counted.json).toBe(doc);
+    expect(counted.nodes).toBe(6);
+    // The same text not from parseFrozenJson is copied, and counts the same.
+    expect(toJsonCounted(JSON.parse('{"a":[1,{"b":2}],"c":"x"}'))).toEqual({ json: doc, nodes: 6 });
+    expect(() => toJsonCounted(parseFrozenJson('{"a":[{"__proto__":{"x":1}}]}'))).toThrow('$.a[0].__proto__: a "__proto__" key is not accepted');
+    expect(() => toJsonCounted(parseFrozenJson('{"constructor":{"prototype":null}}'))).toThrow(/\$\.constructor: an object with a "prototype" key/);
+    expect(() => parseFrozenJson('{"a":')).toThrow(SyntaxError);
+  });
+});

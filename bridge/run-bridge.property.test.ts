@@ -20,9 +20,14 @@ import { openRunBridge, type BridgeLimits, type ChildOutcome } from './index.js'
 const LIMITS: BridgeLimits = { wallMs: 60_000, maxCalls: 1_000, maxInFlight: 3, maxLogBytes: 100_000, maxArgBytes: 400, maxArgDepth: 5, maxArgNodes: 30, hostMs: 60_000 };
 
 const PROTO_NAMES = Object.getOwnPropertyNames(Object.prototype).sort();
-afterEach(() => {
+// The deep merge below also writes onto built-in functions through inherited names (plain data
+// by the rule; only `__proto__` and `constructor.prototype` reach a prototype): undone per run.
+const STATICS: [object, string[]][] = [Object, Function, Object.prototype.valueOf, Object.prototype.toString].map((o) => [o, Object.getOwnPropertyNames(o)]);
+const restore = () => {
   for (const name of Object.getOwnPropertyNames(Object.prototype)) if (!PROTO_NAMES.includes(name)) delete (Object.prototype as Record<string, unknown>)[name];
-});
+  for (const [o, names] of STATICS) for (const name of Object.getOwnPropertyNames(o)) if (!names.includes(name)) delete (o as Record<string, unknown>)[name];
+};
+afterEach(restore);
 
 function deepMerge(target: Record<string, unknown>, source: unknown): void {
   if (typeof source !== 'object' || source === null) return;
@@ -166,6 +171,7 @@ describe('the bridge, whatever a program does and in whatever order its calls se
 
         // The host is unpolluted.
         expect(Object.getOwnPropertyNames(Object.prototype).sort()).toEqual(PROTO_NAMES);
+        restore();
         // Every guest call settled exactly once, none by rejecting.
         expect(settled.filter((x) => x === undefined || x === 'rejected')).toEqual([]);
         // Every dispatched call has exactly one tool/call and one tool/result; no result without a dispatch.

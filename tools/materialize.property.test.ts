@@ -18,9 +18,15 @@ const unpolluted = () => {
   expect(Object.getOwnPropertyNames(Object.prototype).sort()).toEqual(PROTO_NAMES);
   expect(({} as Record<string, unknown>).polluted).toBeUndefined();
 };
-afterEach(() => {
+// A deep merge that follows inherited names also writes onto built-in functions
+// (`{"valueOf":{"constructor":{"x":1}}}` sets Function.x): plain data by the rule (only
+// `__proto__` and `constructor.prototype` reach a prototype), but cleaned up between runs.
+const STATICS: [object, string[]][] = [Object, Function, Object.prototype.valueOf, Object.prototype.toString].map((o) => [o, Object.getOwnPropertyNames(o)]);
+const restore = () => {
   for (const name of Object.getOwnPropertyNames(Object.prototype)) if (!PROTO_NAMES.includes(name)) delete (Object.prototype as Record<string, unknown>)[name];
-});
+  for (const [o, names] of STATICS) for (const name of Object.getOwnPropertyNames(o)) if (!names.includes(name)) delete (o as Record<string, unknown>)[name];
+};
+afterEach(restore);
 
 function deepMerge(target: Record<string, unknown>, source: unknown): void {
   if (typeof source !== 'object' || source === null) return;
@@ -105,6 +111,7 @@ describe('materialization over arbitrary JSON with hostile keys', () => {
           expect(ran()).toBe(1);
         }
         unpolluted();
+        restore();
         expect(events.filter((e) => e.type === 'tool/call')).toHaveLength(1);
         expect(events.filter((e) => e.type === 'tool/result')).toHaveLength(1);
       }),
@@ -132,6 +139,7 @@ describe('materialization over arbitrary JSON with hostile keys', () => {
           expect(result.value).toBeUndefined();
         } else expect(result.value).toEqual(JSON.parse(text));
         unpolluted();
+        restore();
         expect(events.filter((e) => e.type === 'tool/result')).toHaveLength(1);
       }),
       { numRuns: 200 },

@@ -36,7 +36,8 @@ export function formatIssues(issues: readonly z.core.$ZodIssue[], root: string, 
   const lines = issues.slice(0, MAX_LISTED_ISSUES).map((issue) => {
     let path = root;
     for (const key of issue.path) path = childPath(path, typeof key === 'number' ? key : String(key));
-    return clipText(`${path}: ${issue.message.replace(/^Invalid input: /, '')}`, MAX_ISSUE_CHARS);
+    const message = issueMessage(issue as z.core.$ZodRawIssue) ?? issue.message;
+    return clipText(`${path}: ${message.replace(/^Invalid input: /, '')}`, MAX_ISSUE_CHARS);
   });
   if (issues.length > MAX_LISTED_ISSUES) lines.push(`… and ${issues.length - MAX_LISTED_ISSUES} more problems`);
   if (stoppedEarly) lines.push('validation stopped at the first problem (the document is large; fix it and call again)');

@@ -86,7 +86,7 @@ describe('when output is over the cap', () => {
   it('never makes a part bigger by spilling it', () => {
     const spills = createSpillStore();
     // The logs are small: their spill notice would be longer than they are.
-    const out = capOutput({ resultJson: JSON.stringify('y'.repeat(2_000)), logs: ['a'], maxOutputBytes: 150, spills });
+    const out = capOutput({ resultJson: JSON.stringify('y'.repeat(2_000)), logs: ['a'], maxOutputBytes: 100, spills });
     expect(out.logs).toEqual(['a']);
     expect(out.result).toHaveProperty('spilled');
   });

@@ -9,7 +9,7 @@
  * approval.ts.
  */
 import { jsonSchema, type JSONSchema7, type ToolExecutionOptions, type ToolSet } from 'ai';
-import { selectToolSchemas, StepScheduler, type AgentRef, type JsonValue, type ToolHost, type ToolSchema, type ToolSelection } from '../tools/index.js';
+import { InvalidOptionError, selectToolSchemas, StepScheduler, type AgentRef, type JsonValue, type ToolHost, type ToolSchema, type ToolSelection } from '../tools/index.js';
 import { approvalEvidence, needsApprovalFor } from './approval.js';
 import { AiSdkToolError, deniedOutput, modelOutputOf, modelOutputOfStored, ResultStore, type DeniedToolOutput } from './results.js';
 
@@ -37,7 +37,7 @@ export type AiSdkToolOutput = JsonValue | DeniedToolOutput;
  */
 export function toAiSdkTools(host: ToolHost, options: AiSdkToolsOptions = {}): ToolSet {
   const approval = options.approval ?? 'host';
-  if (approval !== 'host' && approval !== 'framework') throw new TypeError(`toAiSdkTools: approval must be 'host' or 'framework', got ${JSON.stringify(approval)}`);
+  if (approval !== 'host' && approval !== 'framework') throw new InvalidOptionError({ where: 'toAiSdkTools', option: 'approval', value: approval, expected: "'host' or 'framework'" });
   const store = new ResultStore();
   const steps = new StepScheduler(host);
   const tools: ToolSet = {};

@@ -19,7 +19,7 @@
  */
 import { context as otelContext, SpanStatusCode, trace, type Context, type Span, type Tracer } from '@opentelemetry/api';
 import { errorText } from '../tools/errors.js';
-import type { ExecuteMiddleware, ToolEvent, ToolHost } from '../tools/index.js';
+import { InvalidOptionError, type ExecuteMiddleware, type ToolEvent, type ToolHost } from '../tools/index.js';
 import { PTC, type EventHandlers, type Fields } from './attributes.js';
 import { callSpanHandlers } from './call-spans.js';
 import { jobSpanHandlers } from './job-spans.js';
@@ -67,10 +67,10 @@ const RECENT_RUNS = 64;
 
 /** Creates an event sink that records calls, runs and jobs as OpenTelemetry spans. */
 export function otelEventSink(options: OtelEventSinkOptions = {}): OtelEventSink {
-  if (typeof options !== 'object' || options === null) throw new TypeError(`otelEventSink(options): options must be an object, got ${options === null ? 'null' : typeof options}`);
+  if (typeof options !== 'object' || options === null) throw new InvalidOptionError({ where: 'otelEventSink', option: 'options', value: options, expected: 'an object' });
   const tracer = options.tracer ?? trace.getTracer('ptc-runtime');
   if (typeof (tracer as Partial<Tracer>)?.startSpan !== 'function') {
-    throw new TypeError('otelEventSink: options.tracer must be an OpenTelemetry Tracer (an object with startSpan), for example provider.getTracer("my-app")');
+    throw new InvalidOptionError({ where: 'otelEventSink', option: 'options.tracer', value: tracer, expected: 'an OpenTelemetry Tracer (an object with startSpan), for example provider.getTracer("my-app")' });
   }
   const maxValueChars = positiveInteger(options.maxValueChars, DEFAULT_MAX_VALUE_CHARS, 'maxValueChars');
   const maxOpenSpans = positiveInteger(options.maxOpenSpans, DEFAULT_MAX_OPEN_SPANS, 'maxOpenSpans');
@@ -138,7 +138,7 @@ function endIncomplete(span: Span, why: string): void {
 function positiveInteger(value: unknown, fallback: number, name: string): number {
   if (value === undefined) return fallback;
   if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) {
-    throw new RangeError(`otelEventSink: ${name} must be a positive integer, got ${String(value)}`);
+    throw new InvalidOptionError({ where: 'otelEventSink', option: name, value, expected: 'a positive integer' });
   }
   return value;
 }

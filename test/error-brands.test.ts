@@ -12,6 +12,8 @@ import { describe, expect, it } from 'vitest';
 import { CallScheduler, createToolHost, InvalidOptionError, PtcError } from '../tools/index.js';
 import { createRunCodeTool, RunLimitsError, TypecheckLimitsError } from '../runtime/index.js';
 import { ToolsService } from '../cordis/index.js';
+import { otelEventSink } from '../otel/index.js';
+import { toAiSdkTools } from '../ai-sdk/index.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { exports: Record<string, string | { default: string }> };
@@ -54,6 +56,9 @@ describe('an option out of range, in every subpath that takes options', () => {
     ['createRunCodeTool capacity', () => createRunCodeTool({ capacity: { maxProcesses: 0 } }), 'capacity.maxProcesses'],
     ['createRunCodeTool typecheckLimits', () => createRunCodeTool({ typecheckLimits: { timeMs: 0 } }), 'typecheckLimits.timeMs'],
     ['cordis ToolsService config.host', () => new ToolsService(new Context(), { host: 5 as never }), 'config.host'],
+    ['otelEventSink maxOpenSpans', () => otelEventSink({ maxOpenSpans: 0 }), 'maxOpenSpans'],
+    ['otelEventSink tracer', () => otelEventSink({ tracer: {} as never }), 'options.tracer'],
+    ['toAiSdkTools approval', () => toAiSdkTools(createToolHost(), { approval: 'auto' as never }), 'approval'],
   ];
 
   it.each(cases)('%s throws an InvalidOptionError naming the option, the value and what is expected', (_label, make, option) => {
@@ -83,9 +88,11 @@ describe('error to text', () => {
   // `x instanceof Error ? x.message : String(x)` and `(x as Error)?.message ?? String(x)` throw on
   // a null-prototype object (or a throwing toString): errorText is the one safe way.
   const HAND_WRITTEN = /String\((err|e|error|reason|first|cause|thrown)\)/;
-  const folders = ['tools', 'bridge', 'runtime', 'codegen', 'mcp', 'cordis', 'cli', 'examples'];
+  // Every folder a subpath is built from, and the CLI and examples.
+  const folders = [...new Set([...subpaths.map(([, file]) => file.split('/')[0]!).filter((f) => !f.endsWith('.ts')), 'cli', 'examples'])];
 
   it('is written once, in tools/errors.ts', () => {
+    expect(folders).toEqual(expect.arrayContaining(['tools', 'bridge', 'runtime', 'codegen', 'mcp', 'cordis', 'cli', 'examples']));
     const offenders: string[] = [];
     const walk = (dir: string) => {
       for (const name of readdirSync(dir)) {

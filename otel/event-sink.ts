@@ -18,8 +18,8 @@
  *   catch a throw too, but then every event of a broken tracer would warn.)
  */
 import { context as otelContext, SpanStatusCode, trace, type Context, type Span, type Tracer } from '@opentelemetry/api';
-import { errorText } from '../tools/errors.js';
-import { InvalidOptionError, type ExecuteMiddleware, type ToolEvent, type ToolHost } from '../tools/index.js';
+import { errorText, InvalidOptionError } from '../tools/errors.js';
+import type { ExecuteMiddleware, ToolEvent, ToolHost } from '../tools/index.js';
 import { PTC, type EventHandlers, type Fields } from './attributes.js';
 import { callSpanHandlers } from './call-spans.js';
 import { jobSpanHandlers } from './job-spans.js';

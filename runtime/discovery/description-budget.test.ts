@@ -1,3 +1,4 @@
+import { InvalidOptionError } from '../../tools/index.js';
 import { countTokens } from 'gpt-tokenizer';
 import { describe, expect, it } from 'vitest';
 import { syntheticCatalog } from '../../examples/tool-catalog.js';
@@ -49,7 +50,7 @@ describe('when budget options are given', () => {
   it('refuses a value that is not a whole number of tokens in range, naming the option', () => {
     expect(() => resolveDescriptionBudget({ maxTokens: 10 })).toThrow(`createRunCodeTool: descriptionBudget.maxTokens must be a whole number of tokens from ${MIN_DESCRIPTION_TOKENS} to 10000000, got 10`);
     expect(() => resolveDescriptionBudget({ indexAboveTokens: -1 })).toThrow(/descriptionBudget\.indexAboveTokens .* got -1/);
-    expect(() => resolveDescriptionBudget({ indexAboveTokens: 1.5 })).toThrow(RangeError);
-    expect(() => resolveDescriptionBudget({ maxTokens: '9' as unknown as number })).toThrow(/got string/);
+    expect(() => resolveDescriptionBudget({ indexAboveTokens: 1.5 })).toThrow(InvalidOptionError);
+    expect(() => resolveDescriptionBudget({ maxTokens: '9' as unknown as number })).toThrow(/got "9"/);
   });
 });

@@ -13,6 +13,7 @@
  * symbols) can hold about twice the estimate; the budget still bounds its characters hard
  * (at most four characters per budgeted token), which is what keeps a `tools/list` reply small.
  */
+import { InvalidOptionError } from '../../tools/index.js';
 
 /** Budgets of run_code's description, in estimated tokens ({@link estimateTokens}). */
 export interface DescriptionBudget {
@@ -50,14 +51,14 @@ export function estimateTokens(text: string): number {
   return Math.ceil(ascii / 4) + other;
 }
 
-/** Validates budget options over the defaults; throws a RangeError naming the option and value. */
+/** Validates budget options over the defaults; throws an InvalidOptionError naming the option and value. */
 export function resolveDescriptionBudget(given: Partial<DescriptionBudget> | undefined, where = 'createRunCodeTool'): DescriptionBudget {
   const budget = { ...DEFAULT_DESCRIPTION_BUDGET, ...(given ?? {}) };
   for (const key of ['indexAboveTokens', 'maxTokens'] as const) {
     const value: unknown = budget[key];
     const min = key === 'maxTokens' ? MIN_DESCRIPTION_TOKENS : 0;
     if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min || value > MAX_BUDGET_TOKENS) {
-      throw new RangeError(`${where}: descriptionBudget.${key} must be a whole number of tokens from ${min} to ${MAX_BUDGET_TOKENS}, got ${typeof value === 'number' ? value : typeof value}`);
+      throw new InvalidOptionError({ where, option: `descriptionBudget.${key}`, value, expected: `a whole number of tokens from ${min} to ${MAX_BUDGET_TOKENS}` });
     }
   }
   return Object.freeze(budget);

@@ -132,7 +132,7 @@ describe('when the description would pass its total budget (issue: 4.2 M charact
   });
 
   it('refuses a bad mode or budget, naming it', () => {
-    expect(() => createRunCodeTool({ discovery: 'lazy' as never })).toThrow('createRunCodeTool: discovery must be "auto", "full" or "index", got lazy');
+    expect(() => createRunCodeTool({ discovery: 'lazy' as never })).toThrow('createRunCodeTool: discovery must be "auto", "full" or "index", got "lazy"');
     expect(() => createRunCodeTool({ descriptionBudget: { maxTokens: 999 } })).toThrow(/descriptionBudget\.maxTokens must be a whole number of tokens from 1000/);
   });
 });

@@ -15,7 +15,7 @@
  * pipeline and policy, recorded as calls of the provider's program.
  */
 import type { Tool } from '@anthropic-ai/sdk/resources/messages';
-import { selectToolSchemas, type ToolHost, type ToolSchema, type ToolSelection } from '../tools/index.js';
+import { InvalidOptionError, selectToolSchemas, type ToolHost, type ToolSchema, type ToolSelection } from '../tools/index.js';
 import { AnthropicToolDefinitionError } from './errors.js';
 
 /** A value of a tool's `allowed_callers` in the installed SDK: `'direct'` or a code execution tool version. */
@@ -74,7 +74,12 @@ export function readAllowedCallers(option: AnthropicToolsOptions['providerCodeEx
   if (option === undefined || option === false) return undefined;
   if (option === true) return ['direct', DEFAULT_CODE_EXECUTION_CALLER];
   const problem = (what: string) =>
-    new TypeError(`providerCodeExecution must be true, false, a code execution version ('code_execution_20260120') or a list of allowed callers ('direct', 'code_execution_<date>'): ${what}`);
+    new InvalidOptionError({
+      where: 'toAnthropicTools',
+      option: 'providerCodeExecution',
+      value: option,
+      expected: `true, false, a code execution version ('code_execution_20260120') or a list of allowed callers ('direct', 'code_execution_<date>') (${what})`,
+    });
   if (typeof option === 'string') {
     if ((option as string) === 'direct' || !CALLER.test(option)) throw problem(`${JSON.stringify(option)} is not a code execution version`);
     return ['direct', option];

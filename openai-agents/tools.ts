@@ -26,7 +26,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { tool, type FunctionTool, type FunctionToolCustomDataContext, type RunContext } from '@openai/agents-core';
-import { PtcError, selectToolSchemas, StepScheduler, type AgentRef, type ToolHost, type ToolSchema, type ToolSelection } from '../tools/index.js';
+import { InvalidOptionError, PtcError, selectToolSchemas, StepScheduler, type AgentRef, type ToolHost, type ToolSchema, type ToolSelection } from '../tools/index.js';
 import { approvalEvidence, needsApprovalFor } from './approval.js';
 import { originOfCaller, PROGRAMMATIC_CALLERS } from './callers.js';
 import { callDataOf, CUSTOM_DATA_KEY, modelOutputOf, ResultStore, type AgentsToolOutput } from './results.js';
@@ -76,9 +76,9 @@ type AgentsParameters = Extract<Parameters<typeof tool>[0], { strict: false }>['
  */
 export function toAgentsTools(host: ToolHost, options: AgentsToolsOptions = {}): FunctionTool[] {
   const approval = options.approval ?? 'host';
-  if (approval !== 'host' && approval !== 'framework') throw new TypeError(`toAgentsTools: approval must be 'host' or 'framework', got ${JSON.stringify(approval)}`);
+  if (approval !== 'host' && approval !== 'framework') throw new InvalidOptionError({ where: 'toAgentsTools', option: 'approval', value: approval, expected: "'host' or 'framework'" });
   const programmaticCallers = options.programmaticCallers ?? false;
-  if (typeof programmaticCallers !== 'boolean') throw new TypeError(`toAgentsTools: programmaticCallers must be a boolean, got ${JSON.stringify(programmaticCallers)}`);
+  if (typeof programmaticCallers !== 'boolean') throw new InvalidOptionError({ where: 'toAgentsTools', option: 'programmaticCallers', value: programmaticCallers, expected: 'a boolean' });
   const shared: Shared = { host, agent: options.agent, approval, programmaticCallers, results: new ResultStore(), scheduler: new StepScheduler(host), neverCalledId: `ptc-runtime:never-called:${randomUUID()}` };
   const tools = selectToolSchemas(host, options).map((schema) => agentsTool(shared, schema));
   const hostNameOf = new Map<string, string>();

@@ -14,6 +14,8 @@ import { createRunCodeTool, RunLimitsError, TypecheckLimitsError } from '../runt
 import { ToolsService } from '../cordis/index.js';
 import { otelEventSink } from '../otel/index.js';
 import { toAiSdkTools } from '../ai-sdk/index.js';
+import { toAgentsTools } from '../openai-agents/index.js';
+import { toAnthropicTools } from '../anthropic/index.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { exports: Record<string, string | { default: string }> };
@@ -61,6 +63,8 @@ describe('an option out of range, in every subpath that takes options', () => {
     ['otelEventSink maxOpenSpans', () => otelEventSink({ maxOpenSpans: 0 }), 'maxOpenSpans'],
     ['otelEventSink tracer', () => otelEventSink({ tracer: {} as never }), 'options.tracer'],
     ['toAiSdkTools approval', () => toAiSdkTools(createToolHost(), { approval: 'auto' as never }), 'approval'],
+    ['toAgentsTools programmaticCallers', () => toAgentsTools(createToolHost(), { programmaticCallers: 'yes' as never }), 'programmaticCallers'],
+    ['toAnthropicTools providerCodeExecution', () => toAnthropicTools(createToolHost(), { providerCodeExecution: 'direct' as never }), 'providerCodeExecution'],
   ];
 
   it.each(cases)('%s throws an InvalidOptionError naming the option, the value and what is expected', (_label, make, option) => {

@@ -6,7 +6,9 @@
  * answer: that proves the kernel allows the namespaces and the root is complete, in ~10 ms,
  * once. On a root host it first tries bubblewrap as `nobody` (uid 65534), so that a process that
  * escaped every namespace would still not be root on the host; where nobody cannot read the
- * files to bind (a checkout under /root), bubblewrap runs as root, its capabilities dropped.
+ * files to bind (a checkout under /root), it copies isolated-vm's package to a fresh directory
+ * nobody can read and tries again; only where that fails too (the Node binary itself out of
+ * nobody's reach) does bubblewrap run as root, its capabilities dropped.
  *
  * Modes: `require` throws {@link OsSandboxUnavailableError} when the probe fails; `auto` (the
  * default) runs processes without the OS sandbox and says so once per process on stderr (a
@@ -18,7 +20,7 @@ import { tmpdir } from 'node:os';
 import { delimiter, isAbsolute, join } from 'node:path';
 import { bwrapArgs, bwrapFeatures, missingFlags, type BwrapFeatures } from './bwrap-command.js';
 import { describeValue, OsSandboxOptionError, OsSandboxUnavailableError } from './errors.js';
-import { SANDBOX_DIR, sandboxRoot, type SandboxRoot } from './sandbox-root.js';
+import { SANDBOX_DIR, sandboxRoot, stagedForNobody, type SandboxRoot } from './sandbox-root.js';
 import { compileSeccompFilter, seccompArch } from './seccomp-filter.js';
 
 /** `auto`: bubblewrap where it works, else without (said once); `require`: never without; `off`: never. */
@@ -163,12 +165,29 @@ function probe(bwrapPath: string): BubblewrapSandbox | NoOsSandbox {
   const features = bwrapFeatures(help.stdout);
   const arch = seccompArch();
   const filter = arch === undefined ? undefined : compileSeccompFilter(arch);
-  const users = process.getuid?.() === 0 ? [{ uid: NOBODY, gid: NOBODY }, undefined] : [undefined];
+  // On a root host: as nobody; then as nobody with isolated-vm copied where nobody can read it
+  // (the checkout may be under /root); only then as root, its capabilities dropped.
+  const nobody = { uid: NOBODY, gid: NOBODY };
+  const attempts: { label: string; user: typeof nobody | undefined; root: () => SandboxRoot }[] =
+    process.getuid?.() === 0
+      ? [
+          { label: 'as nobody', user: nobody, root: () => root },
+          { label: 'as nobody with isolated-vm staged', user: nobody, root: () => stagedForNobody(root) },
+          { label: 'as this user', user: undefined, root: () => root },
+        ]
+      : [{ label: 'as this user', user: undefined, root: () => root }];
   const failures: string[] = [];
-  for (const user of users) {
-    const failure = tryLayout(bwrapPath, root, features, filter, user);
-    if (failure === undefined) return bubblewrap({ bwrapPath, version: version.stdout.trim(), root, features, filter, user });
-    failures.push(`${user ? 'as nobody' : 'as this user'}: ${failure}`);
+  for (const attempt of attempts) {
+    let layout: SandboxRoot;
+    try {
+      layout = attempt.root();
+    } catch (err) {
+      failures.push(`${attempt.label}: ${(err as Error).message}`);
+      continue;
+    }
+    const failure = tryLayout(bwrapPath, layout, features, filter, attempt.user);
+    if (failure === undefined) return bubblewrap({ bwrapPath, version: version.stdout.trim(), root: layout, features, filter, user: attempt.user });
+    failures.push(`${attempt.label}: ${failure}`);
   }
   return none(`bubblewrap could not start a sandbox here (${failures.join('; ')})`);
 }

@@ -1,6 +1,7 @@
-import { readFileSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { elfInterpreter, mappedLibraries, parseLdd, sandboxRoot } from './sandbox-root.js';
+import { elfInterpreter, mappedLibraries, parseLdd, sandboxRoot, stagedForNobody } from './sandbox-root.js';
 
 describe('finding what a sandbox process links', () => {
   it('reads the paths of ldd output, loader included, and skips the vDSO and missing libraries', () => {
@@ -38,5 +39,32 @@ describe('finding what a sandbox process links', () => {
     const mappedLibc = mappedLibraries(readFileSync('/proc/self/maps', 'utf8')).find((p) => /\/libc\.so/.test(p));
     expect(root.libraries.some((l) => l.endsWith('/libc.so.6'))).toBe(mappedLibc !== undefined);
     expect(root.isolatedVm).toMatch(/node_modules\/isolated-vm$/);
+  });
+
+  it('stages isolated-vm for nobody once, readable by all and writable by its owner only, and reuses it', () => {
+    const root = sandboxRoot();
+    const first = stagedForNobody(root);
+    expect(first.isolatedVm).not.toBe(root.isolatedVm);
+    expect(stagedForNobody(root).isolatedVm).toBe(first.isolatedVm);
+    for (const path of [dirname(first.isolatedVm), first.isolatedVm, join(first.isolatedVm, 'package.json'), join(first.isolatedVm, 'out', 'isolated_vm.node')]) {
+      const mode = statSync(path).mode & 0o777;
+      expect({ path, readable: (mode & 0o004) !== 0, writableByOthers: (mode & 0o022) !== 0 }).toEqual({ path, readable: true, writableByOthers: false });
+    }
+    expect(statSync(join(first.isolatedVm, 'out', 'isolated_vm.node')).size).toBe(statSync(join(root.isolatedVm, 'out', 'isolated_vm.node')).size);
+    expect({ ...first, isolatedVm: root.isolatedVm }).toEqual(root);
+  });
+
+  it('never reuses a staged copy someone else could write to: a fresh one is made instead', () => {
+    const root = sandboxRoot();
+    const shared = dirname(stagedForNobody(root).isolatedVm);
+    chmodSync(shared, 0o777); // as if planted, or tampered with
+    try {
+      const fresh = stagedForNobody(root);
+      expect(dirname(fresh.isolatedVm)).not.toBe(shared);
+      expect(existsSync(join(fresh.isolatedVm, 'package.json'))).toBe(true);
+      rmSync(dirname(fresh.isolatedVm), { recursive: true, force: true });
+    } finally {
+      chmodSync(shared, 0o755);
+    }
   });
 });

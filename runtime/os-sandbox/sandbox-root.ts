@@ -12,8 +12,10 @@
  * `LD_LIBRARY_PATH`.
  */
 import { spawnSync } from 'node:child_process';
-import { closeSync, existsSync, openSync, readFileSync, readSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { chmodSync, closeSync, cpSync, existsSync, lstatSync, mkdtempSync, openSync, readdirSync, readFileSync, readSync, realpathSync, renameSync, rmSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 
 /** The files a sandbox process needs, by host path. */
@@ -49,6 +51,57 @@ function findRoot(): SandboxRoot {
   const libraries = [...new Set([...(interpreter ? [interpreter] : []), ...linkedLibraries([process.execPath, ...addons])])].sort();
   const libraryPath = [...new Set(libraries.map((l) => dirname(l)))].filter((d) => !STANDARD_LIBRARY_DIR.test(d));
   return { node: process.execPath, libraries, isolatedVm, libraryPath };
+}
+
+/**
+ * The same root with isolated-vm's package copied where `nobody` can read it, for a root host
+ * whose checkout `nobody` cannot read (under /root, or a 0700 directory): bubblewrap can then
+ * still run the worker as `nobody` instead of as root.
+ *
+ * The copy is made once per package version under the system temp dir, in a directory named by
+ * this user and a hash of the package, readable by all and writable by its owner only, and
+ * reused by later processes only when every entry in it is still ours, no link, and writable by
+ * nobody else: another user could create that name first (the temp dir is shared), and then a
+ * fresh random directory (removed at exit) is used instead.
+ */
+export function stagedForNobody(root: SandboxRoot): SandboxRoot {
+  const addon = statSync(join(root.isolatedVm, 'out', 'isolated_vm.node'), { throwIfNoEntry: false });
+  const key = createHash('sha256').update(`${realpathSync(root.isolatedVm)}\0${addon?.size}\0${addon?.mtimeMs}`).digest('hex').slice(0, 16);
+  const shared = join(tmpdir(), `ptc-sandbox-root-${process.getuid?.() ?? 'u'}-${key}`);
+  const at = (dir: string): SandboxRoot => ({ ...root, isolatedVm: join(dir, 'isolated-vm') });
+  if (existsSync(shared) && ownedTree(shared)) return at(shared);
+  const fresh = mkdtempSync(join(tmpdir(), 'ptc-sandbox-root-'));
+  cpSync(root.isolatedVm, join(fresh, 'isolated-vm'), { recursive: true, dereference: true });
+  chmodTree(fresh);
+  try {
+    renameSync(fresh, shared); // atomic: a process racing us keeps its own copy or finds ours whole
+    return at(shared);
+  } catch {
+    if (existsSync(shared) && ownedTree(shared)) {
+      rmSync(fresh, { recursive: true, force: true });
+      return at(shared);
+    }
+    process.once('exit', () => rmSync(fresh, { recursive: true, force: true }));
+    return at(fresh);
+  }
+}
+
+/** Directories 0755, files 0644 (0755 where executable): readable by all, writable by the owner. */
+function chmodTree(path: string): void {
+  chmodSync(path, 0o755);
+  for (const entry of readdirSync(path, { withFileTypes: true })) {
+    const child = join(path, entry.name);
+    if (entry.isDirectory()) chmodTree(child);
+    else chmodSync(child, (statSync(child).mode & 0o111) !== 0 ? 0o755 : 0o644);
+  }
+}
+
+/** Every entry under `path` is this user's, a plain file or directory, and writable by no one else. */
+function ownedTree(path: string): boolean {
+  const stat = lstatSync(path);
+  if (stat.isSymbolicLink() || stat.uid !== process.getuid?.() || (stat.mode & 0o022) !== 0) return false;
+  if (!stat.isDirectory()) return stat.isFile();
+  return readdirSync(path).every((name) => ownedTree(join(path, name)));
 }
 
 /** The `.node` addons isolated-vm ships (its build output). */

@@ -1,33 +1,20 @@
 /**
- * The package root is the tool model: importing `ptc-runtime` must never load isolated-vm, MiniSearch,
- * child processes, the TypeScript compiler or an adapter's peer dependency. Checked on the
- * static import graph of the sources (static and dynamic imports alike).
+ * The package's shape, checked on the static import graph of the sources (static and dynamic
+ * imports alike; see test/support/import-graph.ts).
+ *
+ * - What each entry loads: the package root is the tool model and never loads isolated-vm,
+ *   MiniSearch, child processes, the TypeScript compiler or an adapter's peer dependency; each
+ *   subpath loads its own peer only; the sandbox worker loads isolated-vm alone.
+ * - The layer rules (LAYERS below): imports point down, and into another folder only through its
+ *   `index.ts`, or one of the named leaf modules (LEAF_MODULES) from a graph that must stay small.
+ * - No import cycle in tools/, type imports included.
  */
-import { readFileSync } from 'node:fs';
-import { dirname, join, relative, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { closure as graphOf, filesUnder, importCycles, importsOf, isTestFile, root } from './support/import-graph.js';
+import { packageSubpaths } from './support/package-exports.js';
 
-const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const IMPORT = /(?:import|export)\s[^'"]*?from\s*['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)|import\s*['"]([^'"]+)['"]|require\(\s*['"]([^'"]+)['"]\s*\)/g;
-
-function closure(entry: string): { files: Set<string>; bare: Map<string, string> } {
-  const files = new Set<string>();
-  const bare = new Map<string, string>();
-  const visit = (file: string) => {
-    if (files.has(file)) return;
-    files.add(file);
-    const text = readFileSync(file, 'utf8').replace(/^\s*import type .*$/gm, '').replace(/^\s*export type .*$/gm, '');
-    for (const m of text.matchAll(IMPORT)) {
-      const spec = m[1] ?? m[2] ?? m[3] ?? m[4]!;
-      // Sources import their compiled names: x.js is x.ts, x.cjs is x.cts (a CommonJS re-export).
-      if (spec.startsWith('.')) visit(join(dirname(file), spec.replace(/\.js$/, '.ts').replace(/\.cjs$/, '.cts')));
-      else if (!bare.has(spec)) bare.set(spec, relative(root, file));
-    }
-  };
-  visit(join(root, entry));
-  return { files, bare };
-}
+/** What an entry loads when it runs (type-only imports are erased from the build). */
+const closure = (entry: string) => graphOf(entry, { types: false });
 
 /** Each framework adapter's optional peer dependency, by the subpath that alone may load it. */
 const ADAPTER_PEERS: Readonly<Record<string, readonly string[]>> = {
@@ -55,10 +42,9 @@ describe('the package root', () => {
   });
 
   it('only ptc-runtime/otel loads OpenTelemetry, and it loads nothing else outside the package', () => {
-    const exported = Object.keys((JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { exports: Record<string, unknown> }).exports);
-    const entries = exported.filter((e) => e.startsWith('./') && e !== './package.json' && e !== './otel').map((e) => `${e.slice(2)}/index.ts`);
-    expect(entries).toEqual(expect.arrayContaining(['tools/index.ts', 'runtime/index.ts', 'mcp/index.ts', 'cordis/index.ts']));
-    for (const entry of ['index.ts', ...entries]) {
+    const entries = packageSubpaths().map((s) => s.source).filter((source) => source !== 'otel/index.ts');
+    expect(entries).toEqual(expect.arrayContaining(['index.ts', 'runtime/index.ts', 'mcp/index.ts', 'cordis/index.ts']));
+    for (const entry of entries) {
       expect([...closure(entry).bare.keys()].filter((spec) => spec.startsWith('@opentelemetry/')), entry).toEqual([]);
     }
     expect([...closure('otel/index.ts').bare.keys()].filter((spec) => !spec.startsWith('node:'))).toEqual(['@opentelemetry/api']);
@@ -76,7 +62,7 @@ describe('the package root', () => {
     // Every sandbox process imports this graph: ~0.2 s and ~15 MB of RSS more when zod came along.
     const { files, bare } = closure('runtime/sandbox-process/worker.ts');
     expect([...bare.keys()].filter((spec) => !spec.startsWith('node:'))).toEqual(['isolated-vm']);
-    expect([...files].map((f) => relative(root, f)).filter((f) => f === join('tools', 'index.ts'))).toEqual([]);
+    expect([...files].filter((f) => f === 'tools/index.ts' || f === 'bridge/index.ts')).toEqual([]);
   });
 
   it('the checker follows the CommonJS re-export the codegen loads TypeScript through', () => {
@@ -87,9 +73,7 @@ describe('the package root', () => {
 });
 
 describe('each subpath', () => {
-  const entries = Object.keys((JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { exports: Record<string, unknown> }).exports)
-    .filter((key) => key !== '.' && key !== './package.json')
-    .map((key) => `${key.slice(2)}/index.ts`);
+  const entries = [...new Set(packageSubpaths().map((s) => s.source))].filter((source) => source !== 'index.ts');
 
   it('is in the list of entries checked here', () => {
     expect(entries).toEqual(expect.arrayContaining(Object.keys(ADAPTER_PEERS)));
@@ -104,5 +88,121 @@ describe('each subpath', () => {
     const { bare } = closure(entry);
     const own = ADAPTER_PEERS[entry] ?? [];
     expect(PEERS.filter((peer) => !own.includes(peer) && loads(bare, peer))).toEqual([]);
+  });
+});
+
+/**
+ * The layers, lowest first. A file in one folder may import another folder only when that folder
+ * ranks lower: `tools <- codegen <- bridge <- runtime`, then the integrations, which share a rank
+ * so none imports another (each is its own optional peer's subpath), then the CLI on top: it
+ * serves MCP, loads cordis plugins and reaches every layer below. Type imports count: a type
+ * that points up is the same knot as a value.
+ */
+const LAYERS: Readonly<Record<string, number>> = {
+  tools: 0,
+  codegen: 1,
+  bridge: 2,
+  runtime: 3,
+  mcp: 4,
+  cordis: 4,
+  otel: 4,
+  'ai-sdk': 4,
+  'openai-agents': 4,
+  langchain: 4,
+  anthropic: 4,
+  cli: 5,
+};
+
+/**
+ * Modules another folder may import directly instead of the folder's `index.ts`: each imports
+ * nothing at all, so a graph that must stay small can take it without the index's dependencies
+ * (tools/index.ts loads zod, ~0.2 s and ~15 MB in every sandbox process; bridge/index.ts loads
+ * tools/index.ts). Only the files of those small graphs (LIGHT_GRAPHS) may use them; every other
+ * importer goes through the index, where the same names are exported.
+ */
+const LEAF_MODULES: Readonly<Record<string, string>> = {
+  'tools/errors.ts': 'PtcError, InvalidOptionError and errorText: the worker frames its protocol errors, otel validates its options',
+  'tools/abort-subscription.ts': "subscribeAbort: the isolate run stops on its caller's abort inside the worker",
+  'bridge/limit-failure.ts': 'the one table of limit names and messages: the isolate run and the wire name a limit inside the worker',
+};
+
+/** The entries whose graphs must stay small, and what else they may load (checked above). */
+const LIGHT_GRAPHS: Readonly<Record<string, string>> = {
+  'runtime/sandbox-process/worker.ts': 'isolated-vm only: every sandbox process loads it',
+  'otel/index.ts': '@opentelemetry/api only',
+};
+
+/**
+ * Imports outside the layers, by importing file and target, each with its reason. Test files
+ * may also import test-only files of any folder (`test-support.ts`, `fixtures/`), `test/support/`
+ * and the bundled examples (the big catalog in examples/tool-catalog.ts is test data).
+ */
+const NAMED_EXCEPTIONS: Readonly<Record<string, string>> = {
+  'cli/session-host.ts -> examples/tools.ts': 'without --tools, the CLI serves the bundled example tools (loaded on demand)',
+};
+
+const folderOf = (path: string) => path.split('/')[0]!;
+
+/** Every import that breaks a rule, as `file -> target: why`. */
+function layerViolations(): string[] {
+  const light = new Set(Object.keys(LIGHT_GRAPHS).flatMap((entry) => [...closure(entry).files]));
+  const out: string[] = [];
+  for (const folder of Object.keys(LAYERS)) {
+    for (const file of filesUnder(folder)) {
+      for (const { target } of importsOf(file)) {
+        if (target === undefined || folderOf(target) === folder) continue;
+        const to = folderOf(target);
+        const edge = `${file} -> ${target}`;
+        if (NAMED_EXCEPTIONS[edge] !== undefined) continue;
+        if (isTestFile(file) && (isTestFile(target) || to === 'examples' || target.startsWith('test/support/'))) continue;
+        if (LAYERS[to] === undefined) out.push(`${edge}: ${to}/ is not a layer`);
+        else if (LAYERS[to]! >= LAYERS[folder]!) out.push(`${edge}: ${folder}/ may not import ${to}/ (imports point down: ${layerOrder()})`);
+        else if (target === `${to}/index.ts`) continue;
+        else if (LEAF_MODULES[target] === undefined) out.push(`${edge}: import ${to}/index.ts instead`);
+        else if (!light.has(file)) out.push(`${edge}: ${target} is a leaf module for the small graphs only (${Object.keys(LIGHT_GRAPHS).join(', ')}); import ${to}/index.ts instead`);
+      }
+    }
+  }
+  return out;
+}
+
+function layerOrder(): string {
+  const ranks = [...new Set(Object.values(LAYERS))].sort((a, b) => a - b);
+  return ranks.map((rank) => Object.keys(LAYERS).filter((f) => LAYERS[f] === rank).join(' | ')).join(' <- ');
+}
+
+describe('the layer rules', () => {
+  it('every import points to a lower layer, through its index.ts or a named leaf module', () => {
+    expect(layerViolations()).toEqual([]);
+  });
+
+  it('covers every folder with code in the package', () => {
+    const built = [...new Set(packageSubpaths().map((s) => folderOf(s.source)).filter((f) => !f.endsWith('.ts')))];
+    expect(Object.keys(LAYERS)).toEqual(expect.arrayContaining([...built, 'cli']));
+  });
+
+  it('each leaf module imports nothing, and each is used by a small graph', () => {
+    for (const leaf of Object.keys(LEAF_MODULES)) expect(importsOf(leaf), leaf).toEqual([]);
+    const light = new Set(Object.keys(LIGHT_GRAPHS).flatMap((entry) => [...closure(entry).files]));
+    expect(Object.keys(LEAF_MODULES).filter((leaf) => !light.has(leaf))).toEqual([]);
+  });
+
+  it('each named exception is an import that exists', () => {
+    const stale = Object.keys(NAMED_EXCEPTIONS).filter((edge) => {
+      const [file, target] = edge.split(' -> ') as [string, string];
+      return !importsOf(file).some((e) => e.target === target);
+    });
+    expect(stale).toEqual([]);
+  });
+});
+
+describe('tools/', () => {
+  it('has no import cycle, type imports included', () => {
+    const cycles = importCycles(filesUnder('tools').filter((f) => !isTestFile(f)));
+    expect(cycles.map((c) => c.join(' <-> '))).toEqual([]);
+  });
+
+  it('the cycle check sees a cycle (runtime/run-code/render.ts and output-cap.ts import each other)', () => {
+    expect(importCycles(['runtime/run-code/render.ts', 'runtime/run-code/output-cap.ts'])).toHaveLength(1);
   });
 });

@@ -1,6 +1,7 @@
 import { describe, expectTypeOf, it } from 'vitest';
 import { z } from 'zod';
-import { defineTool, type Tool } from './define-tool.js';
+import { defineTool } from './define-tool.js';
+import type { Tool } from './tool-types.js';
 
 describe('defineTool types', () => {
   it('infers { path: string; limit?: number } for the DESIGN example', () => {

@@ -16,11 +16,10 @@ import {
   type ParamSpec,
   type ParamsShorthand,
 } from './shorthand-schema.js';
-import type { AgentRef, ContentBlock, ToolOrigin } from './types.js';
 import { isZodObject, isZodSchema, toModelJsonSchema } from './zod-util.js';
 import type { PendingCard, ResultCard } from './cards/card-schema.js';
-import { wrapPresentCall, wrapPresentResult, type PresentCall, type PresentResult } from './cards/present.js';
-import type { ToolHost } from './host.js';
+import { wrapPresentCall, wrapPresentResult } from './cards/present.js';
+import type { RenderOutput, Tool, ToolExecContext } from './tool-types.js';
 
 /** Parameters: the shorthand record or a zod object. */
 export type ParametersInput = ParamsShorthand | z.ZodObject;
@@ -33,21 +32,6 @@ export type ArgsOf<P> = P extends z.ZodType ? z.output<P> : InferShorthand<P>;
 export type ArgsInputOf<P> = P extends z.ZodType ? z.input<P> : InferShorthandInput<P>;
 /** The canonical value type; `unknown` (any JSON) without an output schema. */
 export type ValueOf<O> = [O] extends [undefined] ? unknown : O extends z.ZodType ? z.output<O> : InferSpec<O>;
-
-/** What `execute` gets besides its args. */
-export interface ToolExecContext {
-  readonly callId: string;
-  readonly toolName: string;
-  /** Aborted when the call, its turn or its PTC run is cancelled. */
-  readonly signal: AbortSignal;
-  readonly agent?: AgentRef;
-  readonly origin: ToolOrigin;
-  /** The host running the call (the PTC bridge calls back into it). */
-  readonly host: ToolHost;
-}
-
-/** Content returned by `output.render`: blocks, or a string as one text block. */
-export type RenderOutput = readonly ContentBlock[] | string;
 
 /** What a tool author writes. */
 export interface ToolDefinition<P extends ParametersInput, O extends OutputSchemaInput | undefined> {
@@ -77,34 +61,6 @@ export interface ToolDefinition<P extends ParametersInput, O extends OutputSchem
   presentCall?(args: ArgsOf<P>): PendingCard | undefined;
   /** UI card once the call succeeded. Pure, like `presentCall`; it also runs on session replay. */
   presentResult?(args: ArgsOf<P>, value: ValueOf<O>): ResultCard | undefined;
-}
-
-/**
- * A defined tool, frozen. Runtime fields are typed over JSON; the type parameters carry the
- * author's types for codegen and type-level tests.
- */
-export interface Tool<Args = unknown, Value = unknown, ArgsInput = Args> {
-  readonly name: string;
-  readonly description: string;
-  /** Zod form of the parameters (strict object for shorthand). */
-  readonly parameters: z.ZodObject;
-  /** Model-facing JSON Schema of the parameters, computed once. */
-  readonly parametersJsonSchema: JsonObject;
-  readonly output: {
-    readonly schema?: z.ZodType;
-    readonly render?: (args: JsonValue, value: JsonValue) => RenderOutput;
-  };
-  readonly execute: (args: JsonValue, exec: ToolExecContext) => unknown;
-  /** As given; only exactly `true` (or a function returning exactly `true`) means parallel. */
-  readonly isConcurrencySafe?: unknown;
-  /** How long the pipeline waits for `execute` to settle after an abort (see ToolDefinition). */
-  readonly abortGraceMs?: number;
-  /** The author's `presentCall`, wrapped: soft-validated, never throws, `undefined` means generic. */
-  readonly presentCall?: PresentCall;
-  /** The author's `presentResult`, wrapped likewise. */
-  readonly presentResult?: PresentResult;
-  /** Type-level only: never set at runtime. */
-  readonly __types?: { readonly args: Args; readonly argsInput: ArgsInput; readonly value: Value };
 }
 
 const CALLABLE = /^[A-Za-z_][A-Za-z0-9_]*$/;

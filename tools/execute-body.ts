@@ -13,9 +13,8 @@
  *   a turn or run shares.
  */
 import { subscribeAbort } from './abort-subscription.js';
-import type { Tool, ToolExecContext } from './define-tool.js';
 import type { HookLists } from './hooks.js';
-import type { ToolHost } from './host.js';
+import type { Tool, ToolExecContext, ToolHost } from './tool-types.js';
 import type { JsonValue } from './json.js';
 import type { AgentRef, ToolExecution, ToolOrigin } from './types.js';
 

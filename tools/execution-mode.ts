@@ -4,7 +4,7 @@
  * values, a throwing function, a non-`true` return (a Promise included), or args that do not
  * validate: exclusive.
  */
-import type { Tool } from './define-tool.js';
+import type { Tool } from './tool-types.js';
 import { materializeArgs } from './materialize.js';
 import type { ToolExecutionMode } from './types.js';
 

@@ -3,21 +3,20 @@
  * (`call` for one, `runTurn` for a model turn). PTC runs, MCP adapters and the CLI all go
  * through the same host, so one set of listeners and guards governs every call shape.
  */
-import type { Tool } from './define-tool.js';
 import { disposable } from './disposable.js';
 import { errorText, InvalidOptionError } from './errors.js';
 import type { EventSink, ToolEvent, UnstampedEvent } from './events.js';
 import { executionModeOf } from './execution-mode.js';
-import { HookLists, type ToolHooks } from './hooks.js';
+import { HookLists } from './hooks.js';
 import { createJobManager } from './jobs/job-manager.js';
-import type { JobManager, JobManagerOptions } from './jobs/job-types.js';
+import type { JobManagerOptions } from './jobs/job-types.js';
 import { DEFAULT_APPROVAL_TIMEOUT_MS, type ApprovalChannel } from './approval.js';
 import { runPipeline, type PipelineEnv } from './pipeline.js';
-import { ToolRegistry, type ToolSchema } from './registry.js';
+import { ToolRegistry } from './registry.js';
 import { createEventDispatch } from './event-dispatch.js';
-import { preflightCall, type PreflightDecision, type PreflightOptions } from './preflight.js';
+import { preflightCall } from './preflight.js';
 import { runTurn } from './run-turn.js';
-import type { ApprovalEvidence, CallOptions, Disposable, ProviderProgramOrigin, ToolCall, ToolExecutionMode, ToolResult } from './types.js';
+import type { Tool, ToolHost } from './tool-types.js';
 
 /**
  * A tool may carry a function under this key; `host.register` calls it with the host. Tools
@@ -40,61 +39,6 @@ export interface ToolHostOptions {
   readonly now?: () => number;
   /** Limits of background jobs (output ring size, running and retained jobs per owner). */
   readonly jobs?: JobManagerOptions;
-}
-
-/** What one call of a turn may carry of its own (see {@link TurnOptions.perCall}). */
-export interface TurnCallOptions {
-  /** The call came from a provider's sandbox (a `tool_use` with a `caller`), not the model itself. */
-  readonly origin?: ProviderProgramOrigin;
-  /** A person approved this call in the framework's own flow. */
-  readonly approved?: ApprovalEvidence;
-}
-
-/** Options of one turn. */
-export interface TurnOptions {
-  readonly agent?: CallOptions['agent'];
-  readonly signal?: CallOptions['signal'];
-  /**
-   * Options of single calls, by call id: an origin or approval evidence that belongs to one
-   * call, never to the whole turn. A `Map`, because ids are the model's strings.
-   */
-  readonly perCall?: ReadonlyMap<string, TurnCallOptions>;
-}
-
-/** The host: registry, hooks, events, and the pipeline entry points. */
-export interface ToolHost {
-  /** Registers a tool or tools (all or none). Duplicate names are refused. */
-  register(tool: Tool | readonly Tool[]): Disposable;
-  /** Model-facing schemas from the allowlist: name, description, parameters (JSON Schema). */
-  schemas(): ToolSchema[];
-  /** Registered tools, in registration order. */
-  tools(): Tool[];
-  /** The tool registered under a name. */
-  get(name: string): Tool | undefined;
-  /** Parallel or exclusive for this call; fail-closed. */
-  executionMode(call: Pick<ToolCall, 'name' | 'args'>): ToolExecutionMode;
-  /** Extension points, each registration returns a disposable. */
-  readonly hooks: ToolHooks;
-  /** Runs one call through the pipeline. Never throws for a failed call. */
-  call(call: ToolCall, options?: CallOptions): Promise<ToolResult>;
-  /**
-   * What `call` would decide before the body (lookup, args, pre-execute listeners, guards),
-   * without emitting an event, asking the approval channel or running anything. For adapters
-   * whose framework asks a person itself; the answer goes back as `CallOptions.approved`.
-   * Listeners run again at the real call, so they must be pure. Never throws.
-   */
-  preflight(call: ToolCall, options?: PreflightOptions): Promise<PreflightDecision>;
-  /** Runs a model turn: rolling pool for parallel calls, exclusive barriers, results in call order. */
-  runTurn(calls: readonly ToolCall[], options?: TurnOptions): Promise<ToolResult[]>;
-  /** Emits an event to the sink with the next `seq` (for layers such as the PTC bridge). */
-  emit(event: UnstampedEvent): ToolEvent;
-  /** Adds a sink; returns a disposable that removes it. */
-  onEvent(sink: EventSink): Disposable;
-  readonly maxConcurrency: number;
-  /** Background jobs: `jobs.start({ kind, label, owner, run })`, `jobs.disposeOwner(agent)`. */
-  readonly jobs: JobManager;
-  /** Ends the host's background work: kills every running job and refuses new ones. Idempotent. */
-  close(): void;
 }
 
 /** The longest delay a Node timer takes. */

@@ -1,16 +1,7 @@
 /** The tool model: definition, registry, the pipeline, scheduling and events. */
 export { defineTool, isCallableName } from './define-tool.js';
-export type {
-  ArgsInputOf,
-  ArgsOf,
-  OutputSchemaInput,
-  ParametersInput,
-  RenderOutput,
-  Tool,
-  ToolDefinition,
-  ToolExecContext,
-  ValueOf,
-} from './define-tool.js';
+export type { ArgsInputOf, ArgsOf, OutputSchemaInput, ParametersInput, ToolDefinition, ValueOf } from './define-tool.js';
+export type { PreflightDecision, PreflightOptions, RenderOutput, Tool, ToolExecContext, ToolHost, ToolSchema, TurnCallOptions, TurnOptions } from './tool-types.js';
 export type {
   ArraySpec,
   BooleanSpec,
@@ -24,10 +15,8 @@ export type {
   StringSpec,
 } from './shorthand-schema.js';
 export { createToolHost, ON_REGISTER } from './host.js';
-export type { ToolHost, ToolHostOptions, TurnCallOptions, TurnOptions } from './host.js';
-export type { PreflightDecision, PreflightOptions } from './preflight.js';
+export type { ToolHostOptions } from './host.js';
 export { REGISTERS_ITSELF } from './registry.js';
-export type { ToolSchema } from './registry.js';
 export type { ExecuteMiddleware, HookDispatch, PostExecuteListener, PreExecuteListener, ToolGuard, ToolHooks } from './hooks.js';
 export type { ApprovalChannel } from './approval.js';
 export { DEFAULT_APPROVAL_TIMEOUT_MS } from './approval.js';

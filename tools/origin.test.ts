@@ -5,7 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { decision } from './decision.js';
-import { defineTool, type ToolExecContext } from './define-tool.js';
+import { defineTool } from './define-tool.js';
+import type { ToolExecContext } from './tool-types.js';
 import type { ToolEvent } from './events.js';
 import { memoryJsonlSink } from './jsonl.js';
 import { replaySession } from './replay/replay-session.js';

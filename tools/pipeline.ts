@@ -5,7 +5,6 @@
  * `tool/call`, then `tool/decision` (policy, and approval after an ask) when it got that far,
  * then `tool/result`, in that order.
  */
-import type { Tool } from './define-tool.js';
 import { clipText, errorText } from './errors.js';
 import { eventOrigin, type DecisionBy, type UnstampedEvent } from './events.js';
 import type { HookLists } from './hooks.js';
@@ -17,7 +16,7 @@ import { requestApproval, type ApprovalChannel } from './approval.js';
 import { executeBody, NEVER_ABORTED, type BodyOutcome } from './execute-body.js';
 import { callProblems, isAgentRef, MODEL_ORIGIN, readApprovalEvidence, readOrigin } from './call-options.js';
 import { renderContent, textContent } from './render.js';
-import type { ToolHost } from './host.js';
+import type { Tool, ToolHost } from './tool-types.js';
 import type { CallOptions, ToolCall, ToolErrorKind, ToolExecution, ToolOrigin, ToolResult } from './types.js';
 
 /** What the pipeline needs from its host. */

@@ -9,7 +9,7 @@
  * - block withholds value and content and is final: later listeners are not consulted.
  * A listener that throws or returns a malformed decision blocks (fail closed).
  */
-import type { Tool } from './define-tool.js';
+import type { Tool } from './tool-types.js';
 import { errorText } from './errors.js';
 import type { PostExecuteListener } from './hooks.js';
 import type { JsonValue } from './json.js';

@@ -22,21 +22,8 @@ import type { PipelineEnv } from './pipeline.js';
 import { materializeArgs } from './materialize.js';
 import { decidePreExecute } from './pre-execute.js';
 import type { JsonValue } from './json.js';
-import type { AgentRef, ProviderProgramOrigin, ToolCall, ToolExecution } from './types.js';
-
-/** Options of {@link ToolHost.preflight}: the same agent and origin the real call will carry. */
-export interface PreflightOptions {
-  readonly agent?: AgentRef;
-  /** A direct call's origin: the model (default) or a provider's sandbox. Programs' calls are never preflighted. */
-  readonly origin?: { readonly kind: 'model' } | ProviderProgramOrigin;
-}
-
-/** What the pipeline would decide about a call before its body (steps 1-4). Frozen. */
-export type PreflightDecision =
-  | { readonly type: 'allow' }
-  | { readonly type: 'deny'; readonly by: 'listener' | 'guard'; readonly reason: string }
-  | { readonly type: 'ask'; readonly reason: string }
-  | { readonly type: 'invalid'; readonly kind: 'unknown-tool' | 'invalid-args' | 'invalid-call'; readonly message: string };
+import type { PreflightDecision, PreflightOptions } from './tool-types.js';
+import type { AgentRef, ToolCall, ToolExecution } from './types.js';
 
 const ALLOW: PreflightDecision = Object.freeze({ type: 'allow' });
 const invalid = (kind: 'unknown-tool' | 'invalid-args' | 'invalid-call', message: string): PreflightDecision => Object.freeze({ type: 'invalid', kind, message });

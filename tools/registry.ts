@@ -5,17 +5,10 @@
  * nothing an author adds, can reach the model through it.
  */
 import { disposable } from './disposable.js';
-import type { Tool } from './define-tool.js';
+import type { Tool, ToolSchema } from './tool-types.js';
 import { ToolRegistrationError } from './errors.js';
 import type { JsonObject } from './json.js';
 import type { Disposable } from './types.js';
-
-/** One tool as the model sees it. */
-export interface ToolSchema {
-  readonly name: string;
-  readonly description: string;
-  readonly parameters: JsonObject;
-}
 
 /**
  * A tool whose factory registers it on the host it was given (`createToolSearchTool({ host })`)

@@ -1,5 +1,5 @@
 /** Step 9: content for the model from the final value. */
-import type { Tool } from './define-tool.js';
+import type { Tool } from './tool-types.js';
 import { clipText } from './errors.js';
 import type { JsonValue } from './json.js';
 import { jsonPreview, readableJson } from './json-text.js';

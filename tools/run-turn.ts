@@ -4,7 +4,7 @@
  * whatever order they finished in. Aborting the turn cancels calls not yet started (they still
  * pass the pipeline, which records and refuses them) and signals the running ones.
  */
-import type { ToolHost, TurnCallOptions, TurnOptions } from './host.js';
+import type { ToolHost, TurnCallOptions, TurnOptions } from './tool-types.js';
 import { CallScheduler } from './scheduler.js';
 import type { CallOptions, ToolCall, ToolResult } from './types.js';
 

@@ -4,8 +4,7 @@
  * it (a typo would otherwise hide a tool, or expose one meant to be excluded, without a word).
  */
 import { PtcError } from './errors.js';
-import type { ToolHost } from './host.js';
-import type { ToolSchema } from './registry.js';
+import type { ToolHost, ToolSchema } from './tool-types.js';
 
 /** Which of a host's tools to expose: all by default, only `include`, minus `exclude`. */
 export interface ToolSelection {

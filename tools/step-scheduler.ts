@@ -12,7 +12,7 @@
  * other such call of this scheduler: slower, never unsafe.
  */
 import { CallScheduler } from './scheduler.js';
-import type { ToolHost } from './host.js';
+import type { ToolHost } from './tool-types.js';
 import type { CallOptions, ToolCall, ToolResult } from './types.js';
 
 /** Runs `host.call` for a framework's concurrent calls under the scheduling rule, step by step. */

@@ -28,7 +28,7 @@ import { createHash } from 'node:crypto';
 import { closeSync, openSync, writeSync } from 'node:fs';
 import type { EventSink, ToolEvent } from './events.js';
 import { tokenIdOf } from './events.js';
-import type { ToolHost } from './host.js';
+import type { ToolHost } from './tool-types.js';
 
 /** Format tag written in the header. */
 export const TRACE_FORMAT = 'ptc-trace/1';

@@ -12,7 +12,6 @@
  */
 import type { Writable } from 'node:stream';
 import type { Command } from 'commander';
-import { McpMessageTooLargeError } from '../../mcp/errors.js';
 import { visibleText } from '../../tools/index.js';
 import { CliError, EXIT } from '../errors.js';
 import { buildSessionHost, parseIsolation, parseOsSandbox } from '../session-host.js';
@@ -85,7 +84,7 @@ export function registerMcp(program: Command): void {
 }
 
 async function serve(flags: ServeFlags, out: Writable): Promise<void> {
-  const { mcpApprovalChannel, serveMcpStdio } = await import('../../mcp/index.js');
+  const { mcpApprovalChannel, McpMessageTooLargeError, serveMcpStdio } = await import('../../mcp/index.js');
   const approval = flags.approve === 'client' ? mcpApprovalChannel() : undefined;
   const session = await buildSessionHost(
     {

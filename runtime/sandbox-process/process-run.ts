@@ -16,7 +16,7 @@
  * limit, died or misbehaved is never reused.
  */
 import { subscribeAbort } from '../../tools/index.js';
-import { limitFailure, limitText } from '../../bridge/limit-failure.js';
+import { limitFailure, limitText } from '../../bridge/index.js';
 import type { GuestBridge, GuestCallOutcome, RunFailure, RunOutcome, RunRequest } from '../program-runner.js';
 import type { CallItems, LogLevel } from '../isolate/guest/protocol.js';
 import type { LateCallAwareBridge, LateCallEvent } from '../isolate/index.js';

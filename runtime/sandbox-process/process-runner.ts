@@ -15,11 +15,11 @@
 import type { GuestBridge, ProgramRunner, RunRequest } from '../program-runner.js';
 import { RunRequestError, validateRunRequest, type LateCallEvent } from '../isolate/index.js';
 import { abortMessage, type StoppableRun } from '../run-checks.js';
-import { limitFailure } from '../../bridge/limit-failure.js';
+import { limitFailure } from '../../bridge/index.js';
 import { resolveOsSandbox, type OsSandboxKind, type OsSandboxMode } from '../os-sandbox/index.js';
 import { ProcessPool, type ProcessEvent } from './process-pool.js';
 import { executeProcessRun, type ProcessRunOutcome } from './process-run.js';
-import { errorText } from '../../tools/errors.js';
+import { errorText } from '../../tools/index.js';
 
 /** Options for {@link createProcessRunner}. */
 export interface ProcessRunnerOptions {

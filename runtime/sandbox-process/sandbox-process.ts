@@ -19,7 +19,7 @@ import type { Readable, Writable } from 'node:stream';
 import type { BubblewrapSandbox, OsSandboxKind } from '../os-sandbox/index.js';
 import { encodeFrame, FrameReader } from './frames.js';
 import { readWorkerMessage, type HostToWorker, type WorkerToHost } from './wire.js';
-import { errorText } from '../../tools/errors.js';
+import { errorText } from '../../tools/index.js';
 
 /** How a sandbox process ended. */
 export interface SandboxExit {

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
-import { defineTool, type Tool } from '../define-tool.js';
+import { defineTool } from '../define-tool.js';
+import type { Tool } from '../tool-types.js';
 import { ToolDefinitionError } from '../errors.js';
 import { createJobTools } from '../jobs/job-tools.js';
 import { cardSchema } from './card-schema.js';

@@ -5,7 +5,8 @@
  * owner is always `exec.agent`, never an argument, so a model cannot name someone else's owner.
  */
 import { z } from 'zod';
-import { defineTool, type Tool } from '../define-tool.js';
+import { defineTool } from '../define-tool.js';
+import type { Tool } from '../tool-types.js';
 import { DEFAULT_JOB_READ_BYTES, type JobInfo, type JobReadResult } from './job-types.js';
 
 /** Largest page `job_read` returns: 64 KiB. */

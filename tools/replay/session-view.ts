@@ -15,7 +15,7 @@
  * as a placeholder string, live and on replay alike, so one absurd value cannot take the
  * whole view down with a stack overflow.
  */
-import type { Tool } from '../define-tool.js';
+import type { Tool } from '../tool-types.js';
 import type { AgentRef, ContentBlock } from '../types.js';
 import type { EventOrigin, ToolEvent } from '../events.js';
 import { deepFreeze, type JsonValue } from '../json.js';

@@ -1,5 +1,5 @@
 /** The shapes of the session view: what `watchSession` and `replaySession` show. */
-import type { Tool } from '../define-tool.js';
+import type { Tool } from '../tool-types.js';
 import type { AgentRef, ToolResult } from '../types.js';
 import type { DecisionBy, EventOrigin, JobProgressInfo } from '../events.js';
 import type { JsonValue } from '../json.js';

@@ -2,7 +2,7 @@
  * The live side of replay: what a UI shows while a session runs, built by the same reducer that
  * `replaySession` uses, from the host's events as they are emitted.
  */
-import type { ToolHost } from '../host.js';
+import type { ToolHost } from '../tool-types.js';
 import type { Disposable } from '../types.js';
 import { SessionViewBuilder } from './session-view.js';
 import type { PresenterSource, SessionView } from './view-types.js';

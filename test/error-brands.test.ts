@@ -16,14 +16,11 @@ import { otelEventSink } from '../otel/index.js';
 import { toAiSdkTools } from '../ai-sdk/index.js';
 import { toAgentsTools } from '../openai-agents/index.js';
 import { toAnthropicTools } from '../anthropic/index.js';
+import { packageSubpaths } from './support/package-exports.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { exports: Record<string, string | { default: string }> };
-
 /** Each subpath of package.json "exports" and the source file its build comes from. */
-const subpaths = Object.entries(pkg.exports)
-  .filter(([, target]) => typeof target === 'object')
-  .map(([subpath, target]) => [subpath, (target as { default: string }).default.replace(/^\.\/dist\//, '').replace(/\.js$/, '.ts')] as const);
+const subpaths = packageSubpaths().map((s) => [s.key, s.source] as const);
 
 function isErrorClass(value: unknown): value is abstract new (...args: never[]) => Error {
   return typeof value === 'function' && (value as { prototype?: unknown }).prototype instanceof Error;
@@ -94,8 +91,8 @@ describe('error to text', () => {
   // `x instanceof Error ? x.message : String(x)` and `(x as Error)?.message ?? String(x)` throw on
   // a null-prototype object (or a throwing toString): errorText is the one safe way.
   const HAND_WRITTEN = /String\((err|e|error|reason|first|cause|thrown)\)/;
-  // Every folder a subpath is built from, and the CLI and examples.
-  const folders = [...new Set([...subpaths.map(([, file]) => file.split('/')[0]!).filter((f) => !f.endsWith('.ts')), 'cli', 'examples'])];
+  // Every folder a subpath is built from, the layers under them, and the CLI and examples.
+  const folders = [...new Set([...subpaths.map(([, file]) => file.split('/')[0]!).filter((f) => !f.endsWith('.ts')), 'tools', 'bridge', 'cli', 'examples'])];
 
   it('is written once, in tools/errors.ts', () => {
     expect(folders).toEqual(expect.arrayContaining(['tools', 'bridge', 'runtime', 'codegen', 'mcp', 'cordis', 'cli', 'examples']));

@@ -1,4 +1,8 @@
-/** The tool model: definition, registry, the pipeline, scheduling and events. */
+/**
+ * The tool model: definition, registry, the pipeline, scheduling and events. This is the tools
+ * layer's contract with the layers above it; the package root (../index.ts) re-exports the
+ * public part by name, and the last block below is what only those layers use.
+ */
 export { defineTool, isCallableName } from './define-tool.js';
 export type { ArgsInputOf, ArgsOf, OutputSchemaInput, ParametersInput, ToolDefinition, ValueOf } from './define-tool.js';
 export type { PreflightDecision, PreflightOptions, RenderOutput, Tool, ToolExecContext, ToolHost, ToolSchema, TurnCallOptions, TurnOptions } from './tool-types.js';
@@ -16,17 +20,14 @@ export type {
 } from './shorthand-schema.js';
 export { createToolHost, ON_REGISTER } from './host.js';
 export type { ToolHostOptions } from './host.js';
-export { REGISTERS_ITSELF } from './registry.js';
 export type { ExecuteMiddleware, HookDispatch, PostExecuteListener, PreExecuteListener, ToolGuard, ToolHooks } from './hooks.js';
 export type { ApprovalChannel } from './approval.js';
 export { DEFAULT_APPROVAL_TIMEOUT_MS } from './approval.js';
 export { decision } from './decision.js';
 export { CallScheduler } from './scheduler.js';
 export { StepScheduler } from './step-scheduler.js';
-export { subscribeAbort } from './abort-subscription.js';
 export { errorText, InvalidOptionError, PtcError, ToolCallError, ToolDefinitionError, ToolRegistrationError } from './errors.js';
-export { deepFreeze, materializeJson, NotJsonError, parseFrozenJson, toJson } from './json.js';
-export { jsonPreview, readableJson } from './json-text.js';
+export { deepFreeze, materializeJson, NotJsonError, toJson } from './json.js';
 export type { JsonObject, JsonValue } from './json.js';
 export { ValidationError } from './materialize.js';
 export { eventOrigin, tokenIdOf } from './events.js';
@@ -56,8 +57,6 @@ export { unwrapResult } from './unwrap-result.js';
 export { selectToolSchemas, ToolSelectionError } from './select-tools.js';
 export type { ToolSelection } from './select-tools.js';
 export { modelContent, modelText } from './model-content.js';
-export { visibleText } from './visible-text.js';
-export type { VisibleTextOptions } from './visible-text.js';
 export { EVENT_LOG_FORMAT, readEvent, replaySession, SessionViewBuilder, watchSession } from './replay/index.js';
 export type {
   CallStatus,
@@ -108,3 +107,11 @@ export type {
   ToolOrigin,
   ToolResult,
 } from './types.js';
+
+// For the package's other layers only; the root does not re-export these.
+export { subscribeAbort } from './abort-subscription.js';
+export { parseFrozenJson } from './json.js';
+export { readableJson } from './json-text.js';
+export { REGISTERS_ITSELF } from './registry.js';
+export { visibleText } from './visible-text.js';
+export type { VisibleTextOptions } from './visible-text.js';

@@ -43,6 +43,8 @@ export interface SandboxSpawnOptions {
 }
 
 const STDERR_TAIL_BYTES = 4096;
+/** Longest wait, after a process exited, for the rest of its stderr. */
+const STDERR_DRAIN_MS = 250;
 const PAGE_BYTES = 4096;
 const CLOCK_TICK_MS = 10;
 
@@ -98,8 +100,26 @@ export class SandboxProcess {
       const bySignal = osSandbox === 'bubblewrap' && code !== null && code > 128 ? signalName(code - 128) : undefined;
       if (bySignal !== undefined) [code, signal] = [null, bySignal];
       this.exited = { code, signal, killedFor: this.killedFor, stderrTail: this.stderrTail };
-      this.onRunExit?.(this.exited);
-      this.onExit?.(this.exited);
+      // 'exit' can come before the last of stderr is read, and V8's fatal-error lines (which tell
+      // an out-of-memory death from a crash) are the last thing a dying worker writes: report the
+      // exit once stderr ended, or after STDERR_DRAIN_MS should something still hold the pipe.
+      let reported = false;
+      const report = () => {
+        if (reported) return;
+        reported = true;
+        clearTimeout(timer);
+        const exit: SandboxExit = { code, signal, killedFor: this.killedFor, stderrTail: this.stderrTail };
+        this.exited = exit;
+        this.onRunExit?.(exit);
+        this.onExit?.(exit);
+      };
+      const stderr = stdio[2];
+      const timer = setTimeout(report, STDERR_DRAIN_MS);
+      if (stderr.readableEnded || stderr.destroyed) report();
+      else {
+        stderr.once('end', report);
+        stderr.once('close', report);
+      }
     });
   }
 

@@ -115,6 +115,7 @@ describe("every task's expectation", () => {
     expect((await expectationOf('postmortem-actions-by-team')).expected).toEqual({ platform: 7, design: 2, sales: 1 });
     expect((await expectationOf('roadmap-readable')).expected).toEqual({ titles: ['Platform roadmap H1 2027'], refused: ['doc-07'] });
     expect((await expectationOf('old-wiki-links')).expected).toMatchObject({ 'doc-13': null, 'doc-99': null });
+    expect((await expectationOf('form-topic-counts')).expected).toEqual([1, 0, 7, 0, 4]); // 7 is more than a default page of 3
   });
 });
 

@@ -72,26 +72,26 @@ async function runOne(task: ModelTask, file: string, code: string, truth: Direct
   // The truth first: a task whose truth cannot be computed is the harness's failure, not the program's.
   const { judge } = await task.expect(truth);
   const session = await buildSessionHost({ approve: 'no', isolation: 'process', osSandbox: 'auto', mcp: [], mcpConfig: [] });
-  let result;
+  const base = { task: task.id, file, spilled: false, calls: null };
   try {
-    result = await session.host.call({ id: 'run-1', name: session.runCode.name, args: { code } }, { agent: { id: 'cli', name: 'ptc run' } });
+    const result = await session.host.call({ id: 'run-1', name: session.runCode.name, args: { code } }, { agent: { id: 'cli', name: 'ptc run' } });
+    if (result.isError) {
+      const text = result.content.map((b) => (b.type === 'text' ? b.text : `[${b.type}]`)).join(' ');
+      return { ...base, outcome: 'runtime-error', detail: clip(oneLine(text)) };
+    }
+    const value = result.value as unknown as RunCodeValue | RunCodeRejected;
+    if ('rejected' in value) {
+      const diagnostics = value.diagnostics.map((d) => `${d.line}:${d.column} ${d.message}`).join('; ');
+      return { ...base, outcome: 'rejected', detail: clip(oneLine(`${value.rejected}${diagnostics ? `: ${diagnostics}` : ''}`)) };
+    }
+    // Read back before the session closes: the spill store is the run_code tool's.
+    const { value: returned, spilled } = unspill(value.result, session.runCode);
+    const calls = value.stats.calls.total;
+    const verdict = judge(returned);
+    return verdict.ok ? { ...base, spilled, calls, outcome: 'correct', detail: '' } : { ...base, spilled, calls, outcome: 'wrong-answer', detail: clip(oneLine(verdict.reason)) };
   } finally {
     await session.close();
   }
-  const base = { task: task.id, file, spilled: false, calls: null };
-  if (result.isError) {
-    const text = result.content.map((b) => (b.type === 'text' ? b.text : `[${b.type}]`)).join(' ');
-    return { ...base, outcome: 'runtime-error', detail: clip(oneLine(text)) };
-  }
-  const value = result.value as unknown as RunCodeValue | RunCodeRejected;
-  if ('rejected' in value) {
-    const diagnostics = value.diagnostics.map((d) => `${d.line}:${d.column} ${d.message}`).join('; ');
-    return { ...base, outcome: 'rejected', detail: clip(oneLine(`${value.rejected}${diagnostics ? `: ${diagnostics}` : ''}`)) };
-  }
-  const { value: returned, spilled } = unspill(value.result, session.runCode);
-  const calls = value.stats.calls.total;
-  const verdict = judge(returned);
-  return verdict.ok ? { ...base, spilled, calls, outcome: 'correct', detail: '' } : { ...base, spilled, calls, outcome: 'wrong-answer', detail: clip(oneLine(verdict.reason)) };
 }
 
 /**

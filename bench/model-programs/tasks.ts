@@ -138,10 +138,10 @@ export const TASKS: readonly ModelTask[] = Object.freeze([
   t({
     id: 'form-topic-counts',
     prompt:
-      'A form gave me these topics, some of them left blank: ["checkout", "", "tls", "  ", "billing"]. For each topic, how many documents in the store match it? Return an array of counts in the same order, with 0 for a blank topic.',
+      'A form gave me these topics, some of them left blank: ["checkout", "", "incident", "  ", "design"]. For each topic, how many documents in the store match it? Return an array of counts in the same order, with 0 for a blank topic.',
     exercises: ['constraint', 'fan-out'],
     rule: "exactly the array of the search's total per topic, 0 for the blank ones, in the given order",
-    expect: async (tools) => exactly(await Promise.all(['checkout', '', 'tls', '  ', 'billing'].map((q) => (q.trim() === '' ? 0 : tools.total(q))))),
+    expect: async (tools) => exactly(await Promise.all(['checkout', '', 'incident', '  ', 'design'].map((q) => (q.trim() === '' ? 0 : tools.total(q))))),
   }),
   t({
     id: 'old-wiki-links',

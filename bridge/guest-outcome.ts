@@ -4,6 +4,12 @@
  * failure that the guest turns into a `ToolCallError`. Only `toolName` and a message cross: no
  * error kinds, no additional contexts, nothing host-internal. A denial is worded as a binding
  * refusal so a program (and the model reading its output) does not try to route around it.
+ *
+ * Every denial (a guard, a listener, the approver's no, an approval that timed out or had no
+ * one to ask, a post-execute block) starts its message with {@link DENIAL_MESSAGE_PREFIX}, which
+ * run_code's description names, so a program tells a denial from a failure without guessing at
+ * prose; no other message starts with it (a tool's own error reaches the program as `"name"
+ * failed: ...`, a refusal of the bridge as `The call to "name" ...`).
  */
 import type { ToolResult } from '../tools/index.js';
 
@@ -14,6 +20,9 @@ import type { ToolResult } from '../tools/index.js';
 export type ChildOutcome =
   | { readonly ok: true; readonly json: string }
   | { readonly ok: false; readonly toolName: string; readonly message: string };
+
+/** The start of every denial's `ToolCallError` message, and of no other (run_code's description names it). */
+export const DENIAL_MESSAGE_PREFIX = 'Denied: ';
 
 /** How a child call ended, for the run's `calls` list. */
 export type ChildStatus = 'ok' | 'error' | 'denied';
@@ -27,7 +36,11 @@ export function guestOutcomeOf(result: ToolResult): { outcome: ChildOutcome; sta
   }
   if (result.denied) {
     const by = result.denied.by === 'listener' ? 'a policy listener' : result.denied.by === 'guard' ? 'a guard' : 'the approver';
-    const message = `Denied: the call to "${toolName}" was denied by ${by}: ${result.denied.reason}. This decision is final; do not retry or work around it.`;
+    const message = `${DENIAL_MESSAGE_PREFIX}the call to "${toolName}" was denied by ${by}: ${result.denied.reason}. This decision is final; do not retry or work around it.`;
+    return { outcome: { ok: false, toolName, message }, status: 'denied', bytes: 0 };
+  }
+  if (result.blocked) {
+    const message = `${DENIAL_MESSAGE_PREFIX}the result of "${toolName}" was withheld by policy: ${result.blocked.reason}. This decision is final; do not retry or work around it.`;
     return { outcome: { ok: false, toolName, message }, status: 'denied', bytes: 0 };
   }
   const message = result.error?.message ?? `The call to "${toolName}" failed.`;

@@ -3,7 +3,7 @@ export { openRunBridge } from './run-bridge.js';
 export type { BridgeLimits, LogLevel, RunBridge, RunBridgeOptions, RunEnd, RunReport } from './run-bridge.js';
 export type { ChildCallRecord, ChildSettlement } from './child-calls.js';
 export type { ChildOutcome, ChildStatus } from './guest-outcome.js';
-export { guestOutcomeOf } from './guest-outcome.js';
+export { DENIAL_MESSAGE_PREFIX, guestOutcomeOf } from './guest-outcome.js';
 export { jsonDepth, parseGuestArgs } from './guest-args.js';
 export type { ArgCaps, GuestArgs } from './guest-args.js';
 export { PausableDeadline } from './pausable-deadline.js';

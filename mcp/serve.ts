@@ -40,7 +40,11 @@ export interface McpServeOptions {
    * beside run_code, since run_code's description points to it for a large catalog.
    */
   readonly toolSearchName?: string;
-  /** Also expose every other registered tool directly (default false: only run_code and tool_search). */
+  /**
+   * Also expose every other registered tool directly (default false: only run_code, tool_search
+   * and spill_read, which run_code registers beside itself so a client's model can page through
+   * a spilled output).
+   */
   readonly exposeTools?: boolean;
   /** Server name and version in `initialize` (default `ptc-runtime`, `0.1.0`). */
   readonly serverName?: string;
@@ -110,6 +114,9 @@ export function mcpApprovalChannel(): McpApprovalChannel {
 
 let callCount = 0;
 
+/** run_code's companion (its name is fixed: DESIGN.md "What the model reads"). */
+const SPILL_READ_NAME = 'spill_read';
+
 const isObject = (v: unknown): v is Record<string, JsonValue> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 type McpOutput = { schema: McpToolShape['outputSchema']; wrapped: boolean } | undefined;
@@ -164,7 +171,12 @@ export function createMcpServer(options: McpServeOptions): McpServer {
   }
 
   const toolSearchName = options.toolSearchName ?? 'tool_search';
-  const served = (): Tool[] => host.tools().filter((t) => t.name === runCodeName || t.name === toolSearchName || options.exposeTools === true);
+  // spill_read only beside a served run_code: it reads what run_code spilled.
+  const served = (): Tool[] => {
+    const tools = host.tools();
+    const withRunCode = tools.some((t) => t.name === runCodeName);
+    return tools.filter((t) => t.name === runCodeName || t.name === toolSearchName || (withRunCode && t.name === SPILL_READ_NAME) || options.exposeTools === true);
+  };
 
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
     tools: served().map((t) => {

@@ -107,9 +107,10 @@ const AGENT: AgentRef = Object.freeze({ id: 'contract-agent' });
  * - `wait()`: waits for its signal.
  * - `note({ text })`: exclusive (it writes), takes 30 ms; `lookup({ q: 'slow...' })` takes 30 ms
  *   too; both log their start and end in `timeline`.
- * - `run_code` (real isolate, real type check), when `runCode` is set.
+ * - `run_code` (real isolate, real type check), when `runCode` is set, with `spill_read` beside
+ *   it (`maxOutputBytes` sets its cap).
  */
-export function contractHost(options: { approval?: ApprovalChannel; runCode?: boolean } = {}): ContractHost {
+export function contractHost(options: { approval?: ApprovalChannel; runCode?: boolean; maxOutputBytes?: number } = {}): ContractHost {
   const events: ToolEvent[] = [];
   const host = createToolHost({ ...(options.approval ? { approval: options.approval } : {}), onEvent: (e) => events.push(e) });
   const runs = { lookup: 0, deploy: 0, fail: 0, wait: 0, note: 0 };
@@ -153,7 +154,7 @@ export function contractHost(options: { approval?: ApprovalChannel; runCode?: bo
   host.hooks.preExecute((e) => (e.toolName === 'deploy' ? decision.ask('deploys need a person') : undefined));
   host.hooks.preExecute((e) => (e.toolName === 'lookup' && (e.args as { q: string }).q === 'ctx' ? decision.allow({ additionalContext: 'remember: ctx results are cached' }) : undefined));
   host.hooks.guard((e) => (e.toolName === 'lookup' && (e.args as { q: string }).q === 'secret' ? 'secret terms are off limits' : undefined));
-  const runCode = options.runCode ? createRunCodeTool({ host, isolation: 'isolate', limits: { wallMs: 30_000 } }) : undefined;
+  const runCode = options.runCode ? createRunCodeTool({ host, isolation: 'isolate', limits: { wallMs: 30_000, ...(options.maxOutputBytes ? { maxOutputBytes: options.maxOutputBytes } : {}) } }) : undefined;
   if (runCode) host.register(runCode);
   return { host, events, runs, waitSignals, timeline, close: async () => void (await runCode?.close()) };
 }
@@ -194,6 +195,20 @@ export function describeAdapterContract(label: string, driver: AdapterDriver, tr
       const value = resultEvent(h.events, 'call-run')?.value as { result: unknown } | undefined;
       expect(value?.result).toEqual({ hits: ['alpha-1', 'alpha-2', 'beta-1'] });
       if (traits.exposesValue) expect(outcome.outputs.get('call-run')).toEqual(value);
+    });
+
+    it('carries spill_read beside run_code: the model pages through its spilled output, as its agent', async () => {
+      const h = setup({ runCode: true, maxOutputBytes: 600 });
+      const first = await run(h, [{ id: 'call-big', name: 'run_code', args: { code: 'return Array.from({ length: 200 }, (_, i) => "row " + i);' } }]);
+      expect(seenOf(first, 'call-big').text).toContain('spilled');
+      const { id } = (resultEvent(h.events, 'call-big')?.value as { result: { spilled: { id: string } } }).result.spilled;
+      const second = await run(h, [{ id: 'call-page', name: 'spill_read', args: { id, offset: 0 } }]);
+      const seen = seenOf(second, 'call-page');
+      expect(seen.form).toBe('result');
+      expect(seen.text).toContain('["row 0","row 1",');
+      expect(seen.text).toMatch(/next page: offset \d+/);
+      expect(Buffer.byteLength(seen.text, 'utf8')).toBeLessThanOrEqual(600);
+      expect(h.events.find((e) => e.type === 'tool/call' && e.callId === 'call-page')).toMatchObject({ agent: AGENT });
     });
 
     it('uses the framework\'s call id as ours, in every event of the call', async () => {

@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { Context } from 'cordis';
 import { describe, expect, it } from 'vitest';
 import { CallScheduler, createToolHost, InvalidOptionError, PtcError } from '../tools/index.js';
-import { createRunCodeTool, RunLimitsError, TypecheckLimitsError } from '../runtime/index.js';
+import { createRunCodeTool, createSpillStore, RunLimitsError, TypecheckLimitsError } from '../runtime/index.js';
 import { ToolsService } from '../cordis/index.js';
 import { otelEventSink } from '../otel/index.js';
 import { toAiSdkTools } from '../ai-sdk/index.js';
@@ -56,6 +56,8 @@ describe('an option out of range, in every subpath that takes options', () => {
     ['createRunCodeTool discovery', () => createRunCodeTool({ discovery: 'lazy' as never }), 'discovery'],
     ['createRunCodeTool descriptionBudget', () => createRunCodeTool({ descriptionBudget: { maxTokens: 1 } }), 'descriptionBudget.maxTokens'],
     ['createRunCodeTool typecheckLimits', () => createRunCodeTool({ typecheckLimits: { timeMs: 0 } }), 'typecheckLimits.timeMs'],
+    ['createRunCodeTool spillRead', () => createRunCodeTool({ spillRead: 'yes' as never }), 'spillRead'],
+    ['createSpillStore ttlMs', () => createSpillStore({ ttlMs: 0 }), 'ttlMs'],
     ['cordis ToolsService config.host', () => new ToolsService(new Context(), { host: 5 as never }), 'config.host'],
     ['otelEventSink maxOpenSpans', () => otelEventSink({ maxOpenSpans: 0 }), 'maxOpenSpans'],
     ['otelEventSink tracer', () => otelEventSink({ tracer: {} as never }), 'options.tracer'],

@@ -102,13 +102,25 @@ describe('when `ptc mcp serve` runs as a real process on stdio', () => {
     );
   }, 60_000);
 
-  it('serves only run_code and tool_search by default and runs a program against the example tools', async () => {
+  it('serves only run_code, tool_search and spill_read by default and runs a program against the example tools', async () => {
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual(['run_code', 'tool_search']);
+    expect(tools.map((t) => t.name).sort()).toEqual(['run_code', 'spill_read', 'tool_search']);
     const found = (await client.callTool({ name: 'tool_search', arguments: { query: 'monthly budget', limit: 1 } })) as CallResult;
     expect(found.structuredContent).toMatchObject({ matches: [{ name: 'budget_get', callable: 'budget_get', declaration: expect.stringContaining('budget_get(args: {') }] });
     const r = (await client.callTool({ name: 'run_code', arguments: { code: 'const b = await tools.budget_get({ employeeId: "u-101" });\nreturn b?.monthlyLimitCents;' } })) as CallResult;
     expect(r.structuredContent).toMatchObject({ result: 90000 });
+  });
+
+  it('lets the client page through a spilled output with spill_read, under the cap', async () => {
+    const big = (await client.callTool({ name: 'run_code', arguments: { code: 'return "é".repeat(20000);' } })) as CallResult;
+    const { id, bytes } = (big.structuredContent as { result: { spilled: { id: string; bytes: number } } }).result.spilled;
+    expect(bytes).toBe(40_002);
+    const page = (await client.callTool({ name: 'spill_read', arguments: { id, offset: 1 } })) as CallResult;
+    expect(page.isError).toBeFalsy();
+    expect(page.structuredContent).toMatchObject({ id, bytes, offset: 1, text: expect.stringMatching(/^é+$/) });
+    const shown = (page.content as { text: string }[])[0]!.text;
+    expect(Buffer.byteLength(shown, 'utf8')).toBeLessThanOrEqual(16_384);
+    expect(shown.split('\n')[0]).toMatch(/^spill spill_\S+, bytes 1\.\.\d+ of 40002; next page: offset \d+ \(\d+ bytes left\)$/);
   });
 
   it('keeps stdout for the protocol: what a tools module prints goes to stderr', async () => {

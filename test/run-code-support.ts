@@ -95,10 +95,10 @@ export function instrumentedTools() {
 }
 
 /** A host with the instrumented tools and a run_code tool in `mode`. */
-export function runCodeHost(mode: 'isolate' | 'process' | 'vm', options: Omit<RunCodeOptions, 'isolation' | 'runner'> & { approval?: ApprovalChannel } = {}) {
+export function runCodeHost(mode: 'isolate' | 'process' | 'vm', options: Omit<RunCodeOptions, 'isolation' | 'runner'> & { approval?: ApprovalChannel; approvalTimeoutMs?: number } = {}) {
   const events: ToolEvent[] = [];
-  const { approval, ...runOptions } = options;
-  const host: ToolHost = createToolHost({ onEvent: (e) => events.push(e), ...(approval ? { approval } : {}) });
+  const { approval, approvalTimeoutMs, ...runOptions } = options;
+  const host: ToolHost = createToolHost({ onEvent: (e) => events.push(e), ...(approval ? { approval } : {}), ...(approvalTimeoutMs ? { approvalTimeoutMs } : {}) });
   const instrumented = instrumentedTools();
   host.register(instrumented.tools);
   const runCode: RunCodeTool = createRunCodeTool({ ...runOptions, ...modeOptions(mode), host });

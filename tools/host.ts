@@ -17,11 +17,13 @@ import { createEventDispatch } from './event-dispatch.js';
 import { preflightCall } from './preflight.js';
 import { runTurn } from './run-turn.js';
 import type { Tool, ToolHost } from './tool-types.js';
+import type { Disposable } from './types.js';
 
 /**
  * A tool may carry a function under this key; `host.register` calls it with the host. Tools
  * that describe other tools (run_code lists the declarations of its siblings) use it to know
- * their host before their first call.
+ * their host before their first call. It may return a {@link Disposable} (run_code registers
+ * its companion `spill_read` this way): disposing the registration disposes it too.
  */
 export const ON_REGISTER: unique symbol = Symbol.for('ptc-runtime.onRegister') as never;
 
@@ -66,16 +68,22 @@ export function createToolHost(options: ToolHostOptions = {}): ToolHost {
   const host: ToolHost = {
     register(tool) {
       const registration = registry.register(tool);
+      const bound: Disposable[] = [];
       for (const t of Array.isArray(tool) ? (tool as readonly Tool[]) : [tool as Tool]) {
         const bind = (t as { [ON_REGISTER]?: unknown })[ON_REGISTER];
         if (typeof bind !== 'function') continue;
         try {
-          (bind as (host: ToolHost) => void)(host);
+          const returned = (bind as (host: ToolHost) => unknown)(host);
+          if (typeof (returned as Disposable | undefined)?.dispose === 'function') bound.push(returned as Disposable);
         } catch (err) {
           process.emitWarning(`ptc-runtime: tool "${t.name}" failed to bind to its host: ${errorText(err)}`);
         }
       }
-      return registration;
+      if (bound.length === 0) return registration;
+      return disposable(() => {
+        registration.dispose();
+        for (const d of bound) d.dispose();
+      });
     },
     schemas: () => registry.schemas(),
     tools: () => registry.list(),

@@ -10,8 +10,8 @@ import { CliError } from '../errors.js';
 import { loadToolsModule } from '../load-tools.js';
 import { withReservedStdout } from '../stdout-guard.js';
 
-/** Tools left out unless `--include-run-code`: a program cannot call run_code itself. */
-export const DEFAULT_EXCLUDED_TOOLS: readonly string[] = ['run_code'];
+/** Tools left out unless `--include-run-code`: a program cannot call run_code itself, nor its companion spill_read. */
+export const DEFAULT_EXCLUDED_TOOLS: readonly string[] = ['run_code', 'spill_read'];
 
 function collect(value: string, previous: string[] = []): string[] {
   return [...previous, value];

@@ -11,4 +11,4 @@ export { ToolSearchIndex } from './search-index.js';
 export type { SearchHit } from './search-index.js';
 export { createToolSearchTool, TOOL_SEARCH_LIMITS } from './tool-search-tool.js';
 export type { ToolSearchMatch, ToolSearchOptions, ToolSearchTool, ToolSearchValue } from './tool-search-tool.js';
-export { isDiscoveryTool, isToolSearchTool, markRunCodeTool, searchToolOf, toolTypesOf, visibleTools } from './visible-tools.js';
+export { isDiscoveryTool, isRunCodeTool, isSpillReadTool, isToolSearchTool, markRunCodeTool, markSpillReadTool, searchToolOf, spillReadToolOf, toolTypesOf, visibleTools } from './visible-tools.js';

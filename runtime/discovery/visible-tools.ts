@@ -6,8 +6,11 @@
  * visible to programs: no nested runs, no description that lists itself, and no tool_search
  * inside a program: a program is type-checked before it runs, so a declaration it found at run
  * time could never type the program that found it; the model reads declarations, the program
- * does not need them. They are marked here when they are created, by identity, so a user's own
- * tool that happens to be named `tool_search` stays an ordinary tool.
+ * does not need them. Nor is `spill_read` (run_code's companion): a spill exists because the
+ * model's context has a cap, and a program has none (its intermediate values are uncapped), so
+ * paging is for the model; the data a program needs it gets from the tools themselves. They are
+ * marked here when they are created, by identity, so a user's own tool that happens to be named
+ * `tool_search` stays an ordinary tool.
  *
  * Generating declarations for a large set costs real time (hundreds of milliseconds for 500
  * tools), so the last few sets are remembered by the identity of their tools: run_code's check
@@ -18,6 +21,7 @@ import type { Tool, ToolHost } from '../../tools/index.js';
 
 const RUN_CODE_TOOLS = new WeakSet<object>();
 const SEARCH_TOOLS = new WeakSet<object>();
+const SPILL_READ_TOOLS = new WeakSet<object>();
 
 /** Marks a tool as a run_code tool (never visible to programs, never listed). */
 export function markRunCodeTool(tool: object): void {
@@ -27,6 +31,21 @@ export function markRunCodeTool(tool: object): void {
 /** Marks a tool as a tool_search tool (never visible to programs, never listed). */
 export function markToolSearchTool(tool: object): void {
   SEARCH_TOOLS.add(tool);
+}
+
+/** Marks a tool as a spill_read tool (never visible to programs). */
+export function markSpillReadTool(tool: object): void {
+  SPILL_READ_TOOLS.add(tool);
+}
+
+/** True for a run_code tool (made by `createRunCodeTool`). */
+export function isRunCodeTool(tool: unknown): boolean {
+  return typeof tool === 'object' && tool !== null && RUN_CODE_TOOLS.has(tool);
+}
+
+/** True for a spill_read tool (made with a run_code tool). */
+export function isSpillReadTool(tool: unknown): boolean {
+  return typeof tool === 'object' && tool !== null && SPILL_READ_TOOLS.has(tool);
 }
 
 /** True for a tool made by `createToolSearchTool`. */
@@ -40,11 +59,17 @@ export function isDiscoveryTool(tool: unknown): boolean {
 }
 
 /**
- * The tools a program of this host sees, in registration order: every tool except run_code and
- * tool_search tools (and, when given, any tool named `exclude`: the calling run_code's own name).
+ * The tools a program of this host sees, in registration order: every tool except run_code,
+ * tool_search and spill_read tools (and, when given, any tool named `exclude`: the calling
+ * run_code's own name).
  */
 export function visibleTools(host: ToolHost, exclude?: string): Tool[] {
-  return host.tools().filter((t) => !isDiscoveryTool(t) && t.name !== exclude);
+  return host.tools().filter((t) => !isDiscoveryTool(t) && !isSpillReadTool(t) && t.name !== exclude);
+}
+
+/** The spill_read tool registered on this host, if any. */
+export function spillReadToolOf(host: ToolHost): Tool | undefined {
+  return host.tools().find(isSpillReadTool);
 }
 
 /** The tool_search tool registered on this host, if any (the first one). */

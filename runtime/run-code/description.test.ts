@@ -7,6 +7,7 @@ import { toolTypesOf } from '../discovery/visible-tools.js';
 import { createRunCodeTool, type RunCodeOptions } from './run-code-tool.js';
 import { DEFAULT_RUN_LIMITS } from './limits.js';
 import { runCodeDescription } from './description.js';
+import { DENIAL_MESSAGE_PREFIX } from '../../bridge/index.js';
 
 function described(tools: readonly Tool[], options: Omit<RunCodeOptions, 'host'> = {}, withSearch = true) {
   const host = createToolHost();
@@ -134,5 +135,22 @@ describe('when the description would pass its total budget (issue: 4.2 M charact
   it('refuses a bad mode or budget, naming it', () => {
     expect(() => createRunCodeTool({ discovery: 'lazy' as never })).toThrow('createRunCodeTool: discovery must be "auto", "full" or "index", got "lazy"');
     expect(() => createRunCodeTool({ descriptionBudget: { maxTokens: 999 } })).toThrow(/descriptionBudget\.maxTokens must be a whole number of tokens from 1000/);
+  });
+});
+
+describe('what the description says about spills and denials', () => {
+  const base = { limits: { ...DEFAULT_RUN_LIMITS, maxOutputBytes: 2_000 }, discovery: 'full' as const, budget: DEFAULT_DESCRIPTION_BUDGET };
+
+  it('points to spill_read only when the host has one (exact sentences)', () => {
+    const spill = (text: string) => text.split('\n').find((l) => l.startsWith('If the result plus logs exceed'));
+    expect(spill(runCodeDescription({ ...base, spillRead: 'spill_read' }).text)).toBe(
+      'If the result plus logs exceed 2000 bytes, the larger part is replaced by { spilled: { id, bytes }, head, tail }: it is kept whole, but you see only its start and end. Return less; or, when you need the rest, call `spill_read({ id, offset })` yourself (not from a program): it returns the spilled JSON text a page at a time, offsets in bytes, and each page says the offset of the next.',
+    );
+    expect(spill(runCodeDescription(base).text)).toBe('If the result plus logs exceed 2000 bytes, the larger part is replaced by { spilled: { id, bytes }, head, tail }: it is kept whole, but you see only its start and end, so return less.');
+    expect(described([fixtureTools[0]!], { limits: { maxOutputBytes: 2_000 } })).toContain('call `spill_read({ id, offset })` yourself');
+  });
+
+  it('names the prefix every denial message starts with', () => {
+    expect(runCodeDescription(base).text).toContain(`throws a \`ToolCallError\` whose message starts with "${DENIAL_MESSAGE_PREFIX}"; no other failure's message does. A denial is final`);
   });
 });

@@ -13,6 +13,7 @@
  * check uses the full declarations, so a call to a tool the model never looked up still gets
  * exact diagnostics.
  */
+import { DENIAL_MESSAGE_PREFIX } from '../../bridge/index.js';
 import type { GeneratedToolTypes } from '../../codegen/index.js';
 import type { Tool } from '../../tools/index.js';
 import { estimateTokens, toolIndexListing, type DescriptionBudget } from '../discovery/index.js';
@@ -48,18 +49,33 @@ export interface RunCodeDescriptionOptions {
   readonly catalog?: DescribedCatalog;
   /** The name of the host's tool_search tool, when one is registered. */
   readonly searchTool?: string;
+  /** The name of the host's spill_read tool, when one is registered. */
+  readonly spillRead?: string;
 }
 
-function preamble(limits: RunLimits): string[] {
+/** The host's companion tools the description points to (each named only when registered). */
+export interface DescribedCompanions {
+  readonly searchTool?: string | undefined;
+  readonly spillRead?: string | undefined;
+}
+
+function spillSentence(limits: RunLimits, spillRead: string | undefined): string {
+  const what = `If the result plus logs exceed ${limits.maxOutputBytes} bytes, the larger part is replaced by { spilled: { id, bytes }, head, tail }: it is kept whole, but you see only its start and end`;
+  if (spillRead === undefined) return `${what}, so return less.`;
+  return `${what}. Return less; or, when you need the rest, call \`${spillRead}({ id, offset })\` yourself (not from a program): it returns the spilled JSON text a page at a time, offsets in bytes, and each page says the offset of the next.`;
+}
+
+function preamble(limits: RunLimits, spillRead: string | undefined): string[] {
   return [
     'Run a TypeScript program that calls tools, and get back only what it returns.',
     'Write the body of an async function: call tools with `await tools.<name>(args)`, filter and join their results in code, and `return` a JSON value. `console.log` output is captured and returned too.',
     'Calls you do not await one after another run concurrently: `await Promise.all([tools.a(x), tools.b(y)])`.',
-    'A call that fails throws `ToolCallError` (`name`, `toolName`, `message`; `e instanceof ToolCallError` works). A call denied by policy also throws; a denial is final: do not retry it or work around it.',
+    'A call that fails throws `ToolCallError` (`name`, `toolName`, `message`; `e instanceof ToolCallError` works).',
+    `A call denied by policy (a guard, a policy listener or an approver refused it, or its result was withheld) throws a \`ToolCallError\` whose message starts with "${DENIAL_MESSAGE_PREFIX}"; no other failure's message does. A denial is final: do not retry it or work around it.`,
     'Every call goes through the same policy, approvals and audit as a direct call. Tool results stay inside the program unless you return or log them, so return only what you need.',
     'There is no `require`, `import`, `process`, `fetch` or timers; only `tools`, `ToolCallError`, `console` and the standard JavaScript built-ins.',
     `Limits: ${limits.cpuMs} ms CPU, ${limits.wallMs} ms wall time, ${limits.memoryMb} MB memory, ${limits.maxCalls} tool calls (${limits.maxInFlight} at once). Hitting one ends the run with an error naming it.`,
-    `If the result plus logs exceed ${limits.maxOutputBytes} bytes, the larger part is replaced by { spilled: { id, bytes }, head, tail }: it is kept whole, but you see only its start and end, so return less.`,
+    spillSentence(limits, spillRead),
   ];
 }
 
@@ -94,7 +110,7 @@ const described = (text: string, mode: RunCodeDescription['mode'], listed: numbe
 
 /** The description for the visible tools, in the form the mode and the budget call for. */
 export function runCodeDescription(options: RunCodeDescriptionOptions): RunCodeDescription {
-  const parts = preamble(options.limits);
+  const parts = preamble(options.limits, options.spillRead);
   const { catalog, budget } = options;
   if (catalog === undefined) return described(parts.join('\n'), 'none', 0, 0);
   const count = catalog.types.tools.length;
@@ -114,16 +130,17 @@ export function runCodeDescription(options: RunCodeDescriptionOptions): RunCodeD
 
 /**
  * A describer for one run_code tool: {@link runCodeDescription} remembered for the last catalog
- * and search tool (the description is read on every `host.schemas()`; a 500-tool declaration
- * text is a megabyte to rebuild and measure).
+ * and companion tools (the description is read on every `host.schemas()`; a 500-tool
+ * declaration text is a megabyte to rebuild and measure).
  */
-export function createDescriber(base: Omit<RunCodeDescriptionOptions, 'catalog' | 'searchTool'>): (catalog?: DescribedCatalog, searchTool?: string) => RunCodeDescription {
-  let last: { types: GeneratedToolTypes | undefined; searchTool: string | undefined; result: RunCodeDescription } | undefined;
+export function createDescriber(base: Omit<RunCodeDescriptionOptions, 'catalog' | 'searchTool' | 'spillRead'>): (catalog?: DescribedCatalog, companions?: DescribedCompanions) => RunCodeDescription {
+  let last: { types: GeneratedToolTypes | undefined; searchTool: string | undefined; spillRead: string | undefined; result: RunCodeDescription } | undefined;
   let warned = false;
-  return (catalog, searchTool) => {
-    if (last && last.types === catalog?.types && last.searchTool === searchTool) return last.result;
-    const result = runCodeDescription({ ...base, ...(catalog ? { catalog } : {}), ...(searchTool !== undefined ? { searchTool } : {}) });
-    last = { types: catalog?.types, searchTool, result };
+  return (catalog, companions = {}) => {
+    const { searchTool, spillRead } = companions;
+    if (last && last.types === catalog?.types && last.searchTool === searchTool && last.spillRead === spillRead) return last.result;
+    const result = runCodeDescription({ ...base, ...(catalog ? { catalog } : {}), ...(searchTool !== undefined ? { searchTool } : {}), ...(spillRead !== undefined ? { spillRead } : {}) });
+    last = { types: catalog?.types, searchTool, spillRead, result };
     if (result.mode === 'index' && searchTool === undefined && !warned) {
       warned = true;
       process.emitWarning('ptc-runtime: run_code lists its tools as an index (too many to declare in full) but the host has no tool_search tool; register createToolSearchTool() so the model can read their declarations');

@@ -14,7 +14,7 @@
  * never grows by spilling. Never a silent cut; intermediate values inside the run have no byte
  * cap at all. `returnedBytes` is the exact size of the text the model gets.
  */
-import type { JsonValue } from '../../tools/index.js';
+import type { AgentRef, JsonValue } from '../../tools/index.js';
 import type { CallCounts, RunCodeCall } from './call-list.js';
 import { logsPart, renderText, resultPart } from './render.js';
 import type { SpillHandle, SpillStore } from './spill-store.js';
@@ -45,6 +45,8 @@ export interface CapOutputOptions {
   readonly logs: string[];
   readonly maxOutputBytes: number;
   readonly spills: SpillStore;
+  /** The agent of the run: a spill is read back by it only. */
+  readonly owner?: AgentRef;
   /** The child calls as listed in the value, their counts and any type warnings: the rest of the report. */
   readonly calls?: readonly RunCodeCall[];
   readonly counts?: CallCounts;
@@ -81,7 +83,7 @@ export function capOutput(options: CapOutputOptions): CappedOutput {
       if (size() <= cap) break;
       if (part.inline === 0) continue;
       const inline = draft[part.key];
-      const handle = spills.put(part.json);
+      const handle = spills.put(part.json, options.owner ? { owner: options.owner } : {});
       // The report with this part spilled and no previews: what is left of the cap is for them.
       draft[part.key] = { spilled: handle, head: '', tail: '' };
       const each = Math.max(0, Math.min(Math.floor(cap / 8), Math.floor((cap - size()) / 2)));

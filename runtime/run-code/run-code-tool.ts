@@ -12,7 +12,7 @@ import type { GeneratedToolTypes } from '../../codegen/index.js';
 import { defineTool, InvalidOptionError, ON_REGISTER, type JsonValue, type Tool, type ToolExecContext, type ToolHost } from '../../tools/index.js';
 import type { ProgramRunner } from '../program-runner.js';
 import { createDescriber } from './description.js';
-import { markRunCodeTool, resolveDescriptionBudget, searchToolOf, toolTypesOf, visibleTools } from '../discovery/index.js';
+import { markRunCodeTool, resolveDescriptionBudget, searchToolOf, spillReadToolOf, toolTypesOf, visibleTools } from '../discovery/index.js';
 import { renderRunCode } from './render.js';
 import { presentRunCode } from './present-run-code.js';
 import { resolveRunLimits } from './limits.js';
@@ -21,6 +21,7 @@ import { checkOsSandboxOption } from './os-sandbox-option.js';
 import { isRejected, normalize, report, run, transpile, typecheck } from './run-phases.js';
 import type { RunCodeOptions, RunCodeRejected, RunCodeTool, RunCodeValue } from './run-code-types.js';
 import { createSpillStore } from './spill-store.js';
+import { bindSpillRead, createSpillReadTool } from './spill-read-tool.js';
 import { resolveTypecheckLimits, typecheckThread } from './typecheck-thread.js';
 
 export type { CallCounts, ProgramDiagnostic, RunCodeCall, RunCodeOptions, RunCodeRejected, RunCodeStats, RunCodeTool, RunCodeValue } from './run-code-types.js';
@@ -46,6 +47,8 @@ export function createRunCodeTool(options: RunCodeOptions = {}): RunCodeTool {
   const osSandbox = checkOsSandboxOption({ osSandbox: options.osSandbox, isolation, runner: options.runner });
   const name = options.name ?? 'run_code';
   const spills = options.spills ?? createSpillStore();
+  if (options.spillRead !== undefined && typeof options.spillRead !== 'boolean') throw new InvalidOptionError({ where: 'createRunCodeTool', option: 'spillRead', value: options.spillRead, expected: 'true or false' });
+  const spillRead = createSpillReadTool({ spills, maxOutputBytes: limits.maxOutputBytes });
   let runner: Promise<ProgramRunner> | undefined = options.runner ? Promise.resolve(options.runner) : undefined;
   let knownHost = options.host;
   let describing = false;
@@ -83,7 +86,7 @@ export function createRunCodeTool(options: RunCodeOptions = {}): RunCodeTool {
     if (isRejected(program)) return program;
     const runner = await activeRunner();
     const finished = await run({ runner, program, exec, limits, toolNames: types.toolNames });
-    return report({ finished, program, checked, limits, spills, startedAt, osSandbox: runner.osSandbox === 'bubblewrap' ? 'bubblewrap' : 'none' });
+    return report({ finished, program, checked, limits, spills, ...(exec.agent ? { agent: exec.agent } : {}), startedAt, osSandbox: runner.osSandbox === 'bubblewrap' ? 'bubblewrap' : 'none' });
   };
 
   /** The runner, loaded on first use; a failed load is tried again on the next run. */
@@ -133,7 +136,7 @@ export function createRunCodeTool(options: RunCodeOptions = {}): RunCodeTool {
           describing = true;
           try {
             const types = typesFor(knownHost);
-            return describe({ types, tools: cached!.tools }, searchToolOf(knownHost)?.name).text;
+            return describe({ types, tools: cached!.tools }, { searchTool: searchToolOf(knownHost)?.name, spillRead: spillReadToolOf(knownHost)?.name }).text;
           } catch {
             return base.description;
           } finally {
@@ -142,12 +145,14 @@ export function createRunCodeTool(options: RunCodeOptions = {}): RunCodeTool {
         },
       },
       spills: { value: spills, enumerable: false },
+      spillRead: { value: spillRead, enumerable: false },
       // Registered without `options.host`: learn the host now, so the description lists the tools
-      // before the first run.
+      // before the first run. spill_read comes with it (unless `spillRead: false`), and goes with it.
       [ON_REGISTER]: {
         enumerable: false,
         value: (host: ToolHost) => {
           knownHost ??= host;
+          return options.spillRead === false ? undefined : bindSpillRead(host, tool, spillRead);
         },
       },
       close: {

@@ -10,6 +10,7 @@ import type { SpilledPart } from './output-cap.js';
 import type { DescriptionBudget } from '../discovery/index.js';
 import type { DiscoveryMode } from './description.js';
 import type { Isolation, RunnerCapacity } from './runner-factory.js';
+import type { SpillReadTool } from './spill-read-tool.js';
 import type { SpillStore } from './spill-store.js';
 import type { TypecheckLimits } from './typecheck-thread.js';
 import type { OsSandboxKind, OsSandboxMode } from '../os-sandbox/index.js';
@@ -47,8 +48,15 @@ export interface RunCodeOptions {
   readonly osSandbox?: OsSandboxMode;
   /** A runner to use instead of the one `isolation` names (the tool does not close it; `capacity` does not apply). */
   readonly runner?: ProgramRunner;
-  /** Where output over `maxOutputBytes` is kept (default: a new in-memory store, `tool.spills`). */
+  /** Where output over `maxOutputBytes` is kept (default: a new in-memory store, `tool.spills`; its retention in docs/run-code.md). */
   readonly spills?: SpillStore;
+  /**
+   * Register `spill_read` beside run_code (default true): `host.register(runCode)` registers it
+   * too (once per host; it goes when the last run_code relying on it is unregistered), so the
+   * model can page through a spilled output. `false`: not registered (`tool.spillRead` is still
+   * there to register yourself), and the description does not mention it.
+   */
+  readonly spillRead?: boolean;
   /** The host the tool will be registered in, so its description lists the tools before the first run. */
   readonly host?: ToolHost;
   /** The tool's name (default `run_code`). */
@@ -130,10 +138,12 @@ export interface RunCodeRejected {
   readonly diagnostics: ProgramDiagnostic[];
 }
 
-/** The run_code tool, plus the spill store and a way to release its runner. */
+/** The run_code tool, plus the spill store, its spill_read and a way to release its runner. */
 export type RunCodeTool = Tool<{ code: string }, RunCodeValue | RunCodeRejected> & {
   /** Output over the cap, by spill id. */
   readonly spills: SpillStore;
+  /** The `spill_read` tool over {@link RunCodeTool.spills} (registered with run_code unless `spillRead: false`). */
+  readonly spillRead: SpillReadTool;
   /** Stops the runner this tool created (isolates, sandbox processes). */
   close(): Promise<void>;
 };

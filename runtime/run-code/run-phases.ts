@@ -11,7 +11,7 @@
 import { MAX_CHECKED_PROGRAM_CHARS, normalizeProgram, type GeneratedToolTypes } from '../../codegen/index.js';
 import { limitText, openRunBridge, type RunReport } from '../../bridge/index.js';
 import type { OsSandboxKind } from '../os-sandbox/index.js';
-import { errorText, type ToolExecContext } from '../../tools/index.js';
+import { errorText, type AgentRef, type ToolExecContext } from '../../tools/index.js';
 import type { ProgramRunner, RunLimits, RunOutcome } from '../program-runner.js';
 import { withAbortGrace } from './abort-grace.js';
 import { listCalls } from './call-list.js';
@@ -160,6 +160,8 @@ export interface ReportInput {
   readonly checked: Checked;
   readonly limits: RunLimits;
   readonly spills: SpillStore;
+  /** The agent the run_code call ran for: the owner of its spills. */
+  readonly agent?: AgentRef;
   /** When the run_code call started (`performance.now()`). */
   readonly startedAt: number;
   /** What confined the sandbox process beyond the isolate. */
@@ -170,14 +172,14 @@ export interface ReportInput {
  * Phase 5: the run's value, with logs and result capped at `maxOutputBytes` (spilled, not cut);
  * or, for a failed run, the {@link RunCodeError} the model reads (thrown).
  */
-export function report({ finished, program, checked, limits, spills, startedAt, osSandbox }: ReportInput): RunCodeValue {
+export function report({ finished, program, checked, limits, spills, agent, startedAt, osSandbox }: ReportInput): RunCodeValue {
   const bridgeReport = finished.report;
   const { calls, omitted, counts } = listCalls(bridgeReport.calls);
   if (!finished.ok) throw programError({ failure: finished.failure, modelLine: program.modelLine, report: bridgeReport, calls, total: counts.total });
   let capped: ReturnType<typeof capOutput>;
   try {
     const { diagnostics } = checked;
-    capped = capOutput({ resultJson: finished.resultJson, logs: bridgeReport.logs, maxOutputBytes: limits.maxOutputBytes, spills, calls, counts, ...(diagnostics ? { diagnostics } : {}) });
+    capped = capOutput({ resultJson: finished.resultJson, logs: bridgeReport.logs, maxOutputBytes: limits.maxOutputBytes, spills, ...(agent ? { owner: agent } : {}), calls, counts, ...(diagnostics ? { diagnostics } : {}) });
   } catch {
     throw new RunCodeError('crash', 'The sandbox running the program returned a result that is not JSON.');
   }

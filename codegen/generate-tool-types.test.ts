@@ -42,7 +42,8 @@ describe('when generating declarations for the fixture tool set', () => {
     expect(generated.declarations).toBe(readFileSync(GOLDEN, 'utf8'));
   });
 
-  it('compiles under tsc --strict with no errors', () => {
+  // Three whole programs with the DOM lib: seconds on a loaded machine, so more than the default timeout.
+  it('compiles under tsc --strict with no errors', { timeout: 60_000 }, () => {
     expect(strictCompileErrors(generated.declarations)).toEqual([]);
     // A tool author may include the file in a project whose lib has the DOM (tsc's default): its
     // `console` must merge with the DOM's, not clash.
@@ -81,7 +82,7 @@ describe('when typing schema shapes', () => {
     expect(t.argsType).toMatch(/\n {4}repo: string;/);
     expect(t.argsType).toMatch(/\n {4}state\?: "open" \| "closed" \| "all";/);
     expect(t.argsType).toMatch(/\n {4}limit\?: number;/);
-    expect(t.argsType).toMatch(/\n {4}labels\?: string\[\];/);
+    expect(t.argsType).toMatch(/\n {4}labels\?: \(\/\* @minLength 1 \*\/ string\)\[\];/);
   });
 
   it('types a defaulted output field as present (the value always has it)', () => {
@@ -342,7 +343,8 @@ describe('when the generated types are compared as types (not text)', () => {
   const checker = new CodeChecker(generateToolTypes(fixtureTools));
   const equal = 'type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends (<T>() => T extends B ? 1 : 2) ? true : false;\n';
   const exact: Record<string, string> = {
-    'get_weather args (default optional)': `ToolArgsMap['get_weather'], { city: string; units?: 'metric' | 'imperial' }`,
+    'get_weather args (default optional)':
+      `ToolArgsMap['get_weather'], { city: string; units?: 'metric' | 'imperial'; days?: number; at?: string; hours?: number; notify?: string[]; callback?: string }`,
     'github.search-issues output (nullable, nested arrays)':
       `ToolOutputMap['github.search-issues'], { total: number; items: { number: number; title: string; assignee: string | null; labels: string[] }[] }`,
     'read_file output (discriminated union)':
@@ -408,5 +410,127 @@ describe('when the input is wrong', () => {
   it('says what is wrong with something that is not tools', () => {
     expect(() => generateToolTypes('nope' as never)).toThrow(CodegenInputError);
     expect(() => generateToolTypes([{ name: 'x' }] as never)).toThrow(/tools\[0\] \("x"\) has no description/);
+  });
+});
+
+describe('when parameters carry constraints the pipeline enforces', () => {
+  /** The JSDoc tag lines (`@name value`) of one argument property, in order. */
+  function tagsOf(args: string, key: string): string[] {
+    const lines = args.split('\n');
+    const at = lines.findIndex((line) => new RegExp(`^ {4}${key}\\??: `).test(line));
+    if (at < 0) throw new Error(`no property ${key} in\n${args}`);
+    const doc: string[] = [];
+    for (let i = at - 1; i >= 0 && /^ {4}(\/\*\*| \*)/.test(lines[i]!); i--) doc.unshift(lines[i]!);
+    return doc.map((line) => line.replace(/^\s*(\/\*\*|\*) ?/, '').replace(/ ?\*\/$/, '')).filter((text) => text.startsWith('@'));
+  }
+
+  it('shows the bundled docs_search its bounds, so `limit: 50` and an empty query are not a surprise', async () => {
+    const { docsSearch } = await import('../examples/tools/documents.js');
+    const args = generateToolTypes([docsSearch]).tools[0]!.argsType;
+    expect(tagsOf(args, 'limit')).toEqual(['@integer', '@minimum 1', '@maximum 10', '@default 3']);
+    expect(tagsOf(args, 'query')).toEqual(['@minLength 1']);
+    expect(args).toContain('/**\n     * Hits per page\n     * @integer');
+  });
+
+  it('shows numeric bounds, exclusive bounds, integer and multipleOf of a zod number', () => {
+    const args = typesOf([tool('n', { parameters: z.object({
+      a: z.number().min(-5).max(5),
+      b: z.number().positive().lt(1),
+      c: z.int().multipleOf(3).nonnegative(),
+      d: z.int32(),
+    }) })], 'n').argsType;
+    expect(tagsOf(args, 'a')).toEqual(['@minimum -5', '@maximum 5']);
+    expect(tagsOf(args, 'b')).toEqual(['@exclusiveMinimum 0', '@exclusiveMaximum 1']);
+    expect(tagsOf(args, 'c')).toEqual(['@integer', '@multipleOf 3', '@minimum 0']);
+    expect(tagsOf(args, 'd')).toEqual(['@integer', '@format int32']);
+  });
+
+  it('shows string lengths, formats and patterns, and array item counts', () => {
+    const args = typesOf([tool('s', { parameters: z.object({
+      exact: z.string().length(4),
+      email: z.email(),
+      link: z.string().url(),
+      id: z.uuid(),
+      when: z.iso.datetime(),
+      day: z.iso.date(),
+      code: z.string().regex(/^[a-z]+$/i),
+      prefixed: z.string().startsWith('ab').endsWith('z'),
+      list: z.array(z.number()).min(2).max(4),
+    }) })], 's').argsType;
+    expect(tagsOf(args, 'exact')).toEqual(['@minLength 4', '@maxLength 4']);
+    expect(tagsOf(args, 'email')).toEqual(['@format email']);
+    expect(tagsOf(args, 'link')).toEqual(['@format uri']);
+    expect(tagsOf(args, 'id')).toEqual(['@format uuid']);
+    expect(tagsOf(args, 'when')).toEqual(['@format date-time']);
+    expect(tagsOf(args, 'day')).toEqual(['@format date']);
+    expect(tagsOf(args, 'code')).toEqual(['@pattern ^[a-z]+$ (flags i)']);
+    expect(tagsOf(args, 'prefixed')).toEqual(['@startsWith "ab"', '@endsWith "z"']);
+    expect(tagsOf(args, 'list')).toEqual(['@minItems 2', '@maxItems 4']);
+  });
+
+  it('shows the default through optional and nullable wrappers, and the checks under it', () => {
+    const args = typesOf([tool('d', { parameters: z.object({
+      page: z.number().int().min(1).default(1).optional(),
+      sort: z.enum(['asc', 'desc']).nullable().default('asc'),
+      fields: z.array(z.string()).default(['id', 'name']),
+    }) })], 'd').argsType;
+    expect(tagsOf(args, 'page')).toEqual(['@integer', '@minimum 1', '@default 1']);
+    expect(tagsOf(args, 'sort')).toEqual(['@default "asc"']);
+    expect(tagsOf(args, 'fields')).toEqual(['@default ["id","name"]']);
+  });
+
+  it('shows the shorthand form\'s constraints, which it translates to the same zod checks', () => {
+    const args = typesOf([tool('sh', { parameters: {
+      name: { type: 'string', required: true, minLength: 2, maxLength: 40, pattern: '^[a-z]' },
+      count: { type: 'integer', minimum: 0, maximum: 9, default: 5 },
+      ids: { type: 'array', items: { type: 'string' }, minItems: 1 },
+    } })], 'sh').argsType;
+    expect(tagsOf(args, 'name')).toEqual(['@minLength 2', '@maxLength 40', '@pattern ^[a-z]']);
+    expect(tagsOf(args, 'count')).toEqual(['@integer', '@minimum 0', '@maximum 9', '@default 5']);
+    expect(tagsOf(args, 'ids')).toEqual(['@minItems 1']);
+  });
+
+  it('writes the constraints of an array element or a union member inline, next to the type they bound', () => {
+    const args = typesOf([tool('i', { parameters: z.object({
+      tags: z.array(z.string().min(1).max(20)).max(5),
+      either: z.union([z.email(), z.number().int()]),
+    }) })], 'i').argsType;
+    expect(args).toContain('tags: (/* @minLength 1 @maxLength 20 */ string)[];');
+    expect(tagsOf(args, 'tags')).toEqual(['@maxItems 5']);
+    expect(args).toContain('either: /* @format email */ string | /* @integer */ number;');
+  });
+
+  it('shows no constraints on the output side: the model reads the value, it does not write it', () => {
+    const t = typesOf([tool('o', { output: { schema: z.object({ n: z.number().int().max(3), s: z.string().min(1) }) } })], 'o');
+    expect(t.outputType).not.toContain('@');
+  });
+
+  it('keeps hostile constraint values inside their comment: huge numbers, `*/`, newlines, bidi characters, long defaults', () => {
+    const generated = generateToolTypes([tool('h', { parameters: z.object({
+      big: z.number().max(1e308).multipleOf(1e-300),
+      re: z.string().regex(new RegExp('a*/ declare const process: any; /*\nb\u202Ec')),
+      affix: z.string().startsWith('*/ declare const require: any; /*'),
+      long: z.string().default('x'.repeat(100_000)),
+      inline: z.array(z.string().regex(/x*\/ declare const fetch: any; \/*/)),
+    }) })]);
+    expect(strictCompileErrors(generated.declarations)).toEqual([]);
+    const args = generated.tools[0]!.argsType;
+    expect(args).not.toMatch(/^\s*declare const/m);
+    expect(args).not.toContain('\u202E');
+    expect(tagsOf(args, 'big')).toEqual(['@maximum 1e+308', '@multipleOf 1e-300']);
+    expect(tagsOf(args, 're')).toEqual(['@pattern a*\\/ declare const process: any; \\/*\\nb\\u202Ec']);
+    const long = tagsOf(args, 'long')[0]!;
+    expect(long.length).toBeLessThan(220);
+    expect(long).toMatch(/^@default "x+…$/);
+    // The whole program still checks: no declaration escaped into the program's scope.
+    expect(checks([tool('h', { parameters: z.object({ re: z.string().regex(/a*\/ declare const process: any; \/*/) }) })], 'process.exit(1);')).toBe(false);
+  });
+
+  it('shows the constraints of every tool of a large set (500 tools)', () => {
+    const many = Array.from({ length: 500 }, (_, i) => tool(`t${i}`, { parameters: z.object({
+      q: z.string().min(1).max(100).regex(/^[a-z]+$/), n: z.number().int().min(0).max(10).default(3), e: z.array(z.email()).max(5),
+    }) }));
+    const text = generateToolTypes(many).declarations;
+    expect(text.match(/@maximum 10/g)).toHaveLength(500);
   });
 });

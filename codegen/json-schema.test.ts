@@ -82,7 +82,7 @@ describe('when a schema uses unions, enums and constants', () => {
         shape: { oneOf: [object({ kind: { const: 'circle' }, r: { type: 'number' } }), object({ kind: { const: 'square' }, side: { type: 'number' } })] },
       }),
     );
-    expect(args).toContain('id: string | number;');
+    expect(args).toContain('id: string | /* @integer */ number;');
     expect(args).toContain('kind: "circle";');
     const checker = new CodeChecker(generated);
     expect(checker.check(`await tools.mcp_tool({ id: 1, shape: { kind: 'square', side: 2 } });`).ok).toBe(true);
@@ -103,7 +103,7 @@ describe('when a schema uses unions, enums and constants', () => {
     expect(args).toContain('mixed: "x" | 1 | null | true;');
     expect(args).toContain('c: 42;');
     expect(args).toContain('n: string | null;');
-    expect(args).toContain('openapi: number | null;');
+    expect(args).toContain('/** @integer */\n    openapi: number | null;');
   });
 
   it('types an enum of objects as unknown with a warning', () => {
@@ -122,7 +122,7 @@ describe('when a schema uses additionalProperties', () => {
         open: { type: 'object', properties: { a: { type: 'string' } } },
       }),
     );
-    expect(args).toContain('rec: {\n        [key: string]: number;\n    };');
+    expect(args).toContain('rec: {\n        [key: string]: /* @integer */ number;\n    };');
     expect(args).toContain('open: {\n        a?: string;\n        [key: string]: unknown;\n    };');
     const checker = new CodeChecker(generated);
     expect(checker.check(`await tools.mcp_tool({ closed: { a: 'x' }, rec: { n: 1 }, open: { b: 2 } });`).ok).toBe(true);
@@ -262,5 +262,62 @@ describe('when a hostile server names, orders or loops its schemas to break the 
     const { args } = typesFrom({ type: 'object', properties: { a: { type: 'string', description: 'safe\u202Etxt.exe \u2066x\u2069 zero\u200Bwidth \u001b[2K' } } });
     expect(args).toContain('/** safe\\u202Etxt.exe \\u2066x\\u2069 zero\\u200Bwidth \\u001B[2K */');
     expect(args).not.toMatch(/[\u202E\u2066\u2069\u200B\u001b]/);
+  });
+});
+
+describe('when a schema has constraints (MCP tools)', () => {
+  /** The comment lines of the property `key` in generated args text. */
+  function docOf(args: string, key: string): string {
+    const lines = args.split('\n');
+    const at = lines.findIndex((line) => new RegExp(`^ {4}${key}\\??: `).test(line));
+    const doc: string[] = [];
+    for (let i = at - 1; i >= 0 && /^ {4}(\/\*\*| \*)/.test(lines[i]!); i--) doc.unshift(lines[i]!.trim());
+    return doc.join('\n');
+  }
+
+  it('shows bounds, lengths, formats, item counts and defaults as JSDoc tags, as the converted schema enforces them', () => {
+    const parameters = object({
+      limit: { type: 'integer', minimum: 1, maximum: 10, default: 3, description: 'Hits per page' },
+      ratio: { type: 'number', exclusiveMinimum: 0, exclusiveMaximum: 1, multipleOf: 0.25 },
+      query: { type: 'string', minLength: 1, maxLength: 200 },
+      email: { type: 'string', format: 'email' },
+      when: { type: 'string', format: 'date-time' },
+      ids: { type: 'array', items: { type: 'string', format: 'uuid' }, minItems: 1, maxItems: 3 },
+    }, ['query']);
+    const { args } = typesFrom(parameters);
+    expect(docOf(args, 'limit')).toBe('/**\n* Hits per page\n* @integer\n* @minimum 1\n* @maximum 10\n* @default 3\n*/');
+    expect(docOf(args, 'ratio')).toBe('/**\n* @exclusiveMinimum 0\n* @exclusiveMaximum 1\n* @multipleOf 0.25\n*/');
+    expect(docOf(args, 'query')).toBe('/**\n* @minLength 1\n* @maxLength 200\n*/');
+    expect(docOf(args, 'email')).toBe('/** @format email */');
+    expect(docOf(args, 'when')).toBe('/** @format date-time */');
+    expect(docOf(args, 'ids')).toBe('/**\n* @minItems 1\n* @maxItems 3\n*/');
+    expect(args).toContain('ids?: (/* @format uuid */ string)[];');
+    const { schema } = parametersFromJsonSchema(parameters);
+    expect(schema.safeParse({ query: 'x', limit: 11 }).success).toBe(false);
+    expect(schema.safeParse({ query: '' }).success).toBe(false);
+    expect(schema.safeParse({ query: 'x', limit: 10, ratio: 0.5 }).success).toBe(true);
+  });
+
+  it('notes a dropped pattern (the server checks it; the host never runs it)', () => {
+    const hostile = '^(a+)+$';
+    const { args } = typesFrom(object({ code: { type: 'string', pattern: hostile, description: 'A code' } }));
+    expect(docOf(args, 'code')).toBe('/**\n* A code\n* @pattern ^(a+)+$\n*/');
+    const { schema } = parametersFromJsonSchema(object({ code: { type: 'string', pattern: hostile } }));
+    expect(schema.safeParse({ code: 'a'.repeat(40) + '!' }).success).toBe(true);
+  });
+
+  it('keeps a hostile pattern or default inside its comment', () => {
+    const { generated, args } = typesFrom(object({
+      p: { type: 'string', pattern: 'a*/ declare const process: any; /*\nb\u2028c\u202Ed' },
+      d: { type: 'string', default: '*/ declare const require: any; /*' },
+      n: { type: 'number', maximum: 1e308, minimum: -1e308 },
+    }, []));
+    expect(args).not.toMatch(/^\s*declare const/m);
+    expect(docOf(args, 'p')).toBe('/** @pattern a*\\/ declare const process: any; /*\\u000Ab\\u2028c\\u202Ed */');
+    expect(docOf(args, 'd')).toBe('/** @default "*\\/ declare const require: any; /*" */');
+    expect(docOf(args, 'n')).toBe('/**\n* @minimum -1e+308\n* @maximum 1e+308\n*/');
+    const checker = new CodeChecker(generated);
+    expect(checker.check('process.exit(1);').ok).toBe(false);
+    expect(checker.check('await tools.mcp_tool({ p: "ab" }); return 1;').ok).toBe(true);
   });
 });

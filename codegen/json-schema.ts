@@ -13,7 +13,9 @@
  *   and a remote or dangling reference becomes `unknown`;
  * - regular expressions (`pattern`, `patternProperties`) are dropped by default: zod would run
  *   them on the host against model-written strings, and a hostile pattern can hang the process
- *   (catastrophic backtracking). Pass `patterns: 'keep'` for schemas you trust;
+ *   (catastrophic backtracking). Pass `patterns: 'keep'` for schemas you trust. A dropped
+ *   `pattern` stays in the metadata ({@link UNCHECKED_PATTERN_KEY}), so the declarations still
+ *   show it as `@pattern`;
  * - dropping `patternProperties` also lifts `additionalProperties` (whatever the key order):
  *   the keys the patterns matched are allowed, unchecked, never refused;
  * - a `$ref` beside other keywords means both (2019-09 and later: `allOf` of the two; draft 7
@@ -31,7 +33,7 @@
 import { z } from 'zod';
 import { errorText, isZodObject } from '../tools/index.js';
 import { guardInheritedKeys } from './own-keys.js';
-import { FALLBACK_KEY, jsonSchemaMetadata } from './zod-to-type.js';
+import { FALLBACK_KEY, jsonSchemaMetadata, UNCHECKED_PATTERN_KEY } from './schema-metadata.js';
 
 /** Options of {@link zodFromJsonSchema}. */
 export interface ZodFromJsonSchemaOptions {
@@ -273,7 +275,11 @@ class Sanitizer {
         }
         continue;
       }
-      if ((key === 'pattern' || key === 'patternProperties') && !this.keepPatterns) continue;
+      if ((key === 'pattern' || key === 'patternProperties') && !this.keepPatterns) {
+        // Not run here, but the server checks it: the declarations still show it (constraint-tags.ts).
+        if (key === 'pattern' && typeof value === 'string') setOwn(out, UNCHECKED_PATTERN_KEY, value);
+        continue;
+      }
       if ((key === 'description' || key === 'title') && typeof value === 'string' && value.length > this.maxDescriptionChars) {
         this.cutDescriptions++;
         setOwn(out, key, `${value.slice(0, this.maxDescriptionChars - 1)}…`);

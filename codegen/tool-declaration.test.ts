@@ -9,21 +9,36 @@ const types = generateToolTypes(fixtureTools);
 const declaration = (name: string) => declareTool(types, fixtureTools.find((t) => t.name === name)!);
 
 describe('when one tool is declared on its own', () => {
-  it('writes its method with the types inline and the description as JSDoc (exact text)', () => {
+  it('writes its method with the types inline, the description and the constraints as JSDoc (exact text)', () => {
     expect(declaration('github.search-issues')).toBe(`interface Tools {
     /**
      * Search issues in a GitHub repository.
      * Results are sorted by last update, newest first.
      */
     github_search_issues(args: {
-        /** owner/name */
+        /**
+         * owner/name
+         * @pattern ^[\\w.-]+\\/[\\w.-]+$
+         */
         repo: string;
-        /** GitHub search syntax */
+        /**
+         * GitHub search syntax
+         * @minLength 1
+         * @maxLength 256
+         */
         query: string;
+        /** @default "open" */
         state?: "open" | "closed" | "all";
-        /** Most results to return */
+        /**
+         * Most results to return
+         * @integer
+         * @minimum 1
+         * @maximum 100
+         * @default 20
+         */
         limit?: number;
-        labels?: string[];
+        /** @maxItems 10 */
+        labels?: (/* @minLength 1 */ string)[];
     }): Promise<{
         total: number;
         items: {

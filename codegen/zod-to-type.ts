@@ -26,25 +26,19 @@ import { z } from 'zod';
 import type { AuxiliaryTypeStore, ZodToTsOptions } from 'zod-to-ts';
 import zodToTsModule from './zod-to-ts-module.cjs';
 import { visibleText } from '../tools/index.js';
+import { checkedSchema, constraintTags, inlineConstraintTags } from './constraint-tags.js';
 import { jsDocCommentBody } from './jsdoc.js';
+import { FALLBACK_KEY, jsonSchemaMetadata } from './schema-metadata.js';
 import { printTypeNode } from './print-type.js';
 import { isKeyword, keyword, unionOf } from './type-nodes.js';
+
+export { FALLBACK_KEY, jsonSchemaMetadata } from './schema-metadata.js';
 
 const f = ts.factory;
 const { createAuxiliaryTypeStore, zodToTs } = zodToTsModule;
 
 /** Which side of a schema to type. */
 export type SchemaSide = 'input' | 'output';
-
-/** The metadata key marking a schema that stands for something its source could not express. */
-export const FALLBACK_KEY = 'x-ptc-fallback';
-
-/**
- * Metadata of schemas made by `zodFromJsonSchema` (zod's converter files a JSON Schema's extra
- * keywords here). A schema whose metadata has {@link FALLBACK_KEY} is printed as `unknown` with
- * the reason as a comment.
- */
-export const jsonSchemaMetadata: z.core.$ZodRegistry<Record<string, unknown>> = z.registry<Record<string, unknown>>();
 
 function fallbackNote(schema: z.core.$ZodType): string | undefined {
   const note = jsonSchemaMetadata.get(schema)?.[FALLBACK_KEY];
@@ -193,7 +187,7 @@ function emptyObjectNode(catchall: z.core.$ZodType | undefined, side: SchemaSide
   return undefined;
 }
 
-function objectNode(schema: z.core.$ZodType, def: AnyDef, options: ZodToTsOptions, side: SchemaSide): ts.TypeNode {
+function objectNode(schema: z.core.$ZodType, def: AnyDef, options: ZodToTsOptions, side: SchemaSide, documented: Set<z.core.$ZodType>): ts.TypeNode {
   const shape = def.shape as Record<string, z.core.$ZodType>;
   const catchall = def.catchall as z.core.$ZodType | undefined;
   if (Object.keys(shape).length === 0) {
@@ -210,11 +204,16 @@ function objectNode(schema: z.core.$ZodType, def: AnyDef, options: ZodToTsOption
     const member = shape[key]!;
     const optional = isOptionalOn(member, side);
     anyOptional ||= optional;
+    // The caller reads a property's constraints in its JSDoc, not again inline on its type.
+    const tags = side === 'input' ? constraintTags(member) : [];
+    const core = tags.length > 0 ? checkedSchema(member).core : undefined;
+    if (core) documented.add(core);
     const type = convert(optional ? unwrapOptional(member, side) : member, options);
+    if (core) documented.delete(core);
     propertyTypes.push(type);
     const signature = f.createPropertySignature(undefined, propertyName(key), optional ? f.createToken(ts.SyntaxKind.QuestionToken) : undefined, type);
     const description = descriptionOf(member);
-    const body = description === undefined ? undefined : jsDocCommentBody(description);
+    const body = description === undefined && tags.length === 0 ? undefined : jsDocCommentBody([description ?? '', ...tags].join('\n'));
     if (body) ts.addSyntheticLeadingComment(signature, ts.SyntaxKind.MultiLineCommentTrivia, body, true);
     members.push(signature);
   }
@@ -272,8 +271,23 @@ function convert(schema: z.core.$ZodType, options: ZodToTsOptions): ts.TypeNode 
   return zodToTs(schema, options).node;
 }
 
+/** Schema types whose checks are shown (numbers, strings, arrays). */
+const CONSTRAINED_TYPES = new Set(['string', 'number', 'array']);
+/** Type nodes given an inline constraint comment (an array of one parenthesizes it). */
+const commented = new WeakSet<ts.TypeNode>();
+
+/** `node` with `/* @tag value ... *\/` before it: constraints of a type that is not a property. */
+function withInlineTags(node: ts.TypeNode, tags: readonly string[]): ts.TypeNode {
+  if (tags.length === 0) return node;
+  ts.addSyntheticLeadingComment(node, ts.SyntaxKind.MultiLineCommentTrivia, ` ${tags.join(' ').replace(/\*\//g, '*\\/')} `, false);
+  commented.add(node);
+  return node;
+}
+
 function makeOptions(ctx: TypeContext): ZodToTsOptions {
   const side = ctx.side;
+  // Property cores whose constraints their JSDoc shows (objectNode), so none is repeated inline.
+  const documented = new Set<z.core.$ZodType>();
   const options: ZodToTsOptions = {
     auxiliaryTypeStore: ctx.store,
     io: side,
@@ -289,16 +303,23 @@ function makeOptions(ctx: TypeContext): ZodToTsOptions {
       const fallback = fallbackNote(schema);
       if (fallback !== undefined) return describedUnknown(`unknown: ${fallback}`);
       const def = defOf(schema);
-      if (def.type === 'object') return objectNode(schema, def, options, side);
+      if (def.type === 'object') return objectNode(schema, def, options, side, documented);
       if (def.type === 'record') return recordNode(def, options, side);
       if (def.type === 'tuple') return tupleNode(def, options, side);
+      const inlineTags = side === 'input' && !documented.has(schema) && CONSTRAINED_TYPES.has(def.type) ? inlineConstraintTags(schema) : [];
       if (def.type === 'array') {
         // JSON has no undefined array element (a program's becomes null; a tool's is refused):
         // an optional or defaulted element type is the type without it.
         const element = def.element as z.core.$ZodType;
         const present = unwrapOptional(element, side);
-        return present === element ? undefined : f.createArrayTypeNode(convert(present, options));
+        // Converted once and used (never handed back to zod-to-ts to convert again: nested
+        // arrays would cost 2^depth). `(/* @minLength 1 */ string)[]`: the element's constraints.
+        const elementNode = convert(present, options);
+        const array = f.createArrayTypeNode(commented.has(elementNode) ? f.createParenthesizedType(elementNode) : elementNode);
+        return withInlineTags(array, inlineTags);
       }
+      if (inlineTags.length > 0 && def.type === 'string') return withInlineTags(keyword(ts.SyntaxKind.StringKeyword), inlineTags);
+      if (inlineTags.length > 0 && def.type === 'number') return withInlineTags(keyword(ts.SyntaxKind.NumberKeyword), inlineTags);
       if (def.type === 'pipe') {
         const inner = (side === 'input' ? def.in : def.out) as z.core.$ZodType;
         if (defOf(inner).type === 'transform') {

@@ -26,6 +26,8 @@ describe('when running ptc codegen', () => {
     const r = await capture(['codegen', '--tools', TOOLS]);
     expect(r.code).toBe(0);
     expect(r.out).toBe(generateToolTypes(fixtureTools).declarations);
+    // What the pipeline enforces is in the text the model reads.
+    expect(r.out).toContain('         * Most results to return\n         * @integer\n         * @minimum 1\n         * @maximum 100\n         * @default 20\n         */\n        limit?: number;');
   });
 
   it('prints only the declarations on stdout, whatever the tools module writes there', async () => {

@@ -173,6 +173,34 @@ describe('when a program reaches for host globals', () => {
   });
 });
 
+describe('when a program uses a feature past the sandbox\'s language level', () => {
+  const LEVEL = 'the sandbox, which runs ECMAScript 2023, plus the regular expression v flag and String isWellFormed/toWellFormed';
+
+  it('names the sandbox\'s level and the feature, with an alternative, never "change your target library"', () => {
+    const messages = errorsOf(`Object.groupBy([1], (x) => x);\nnew Set([1]).union(new Set([2]));\nPromise.withResolvers();`).map((d) => [d.line, d.message]);
+    expect(messages).toEqual([
+      [1, `Property 'groupBy' does not exist on type 'ObjectConstructor': Object.groupBy is not available in ${LEVEL}. Instead, group with a loop or \`reduce\` into an object.`],
+      [2, `Property 'union' does not exist on type 'Set<number>': Set.prototype.union is not available in ${LEVEL}. Instead, spread into arrays and filter (\`new Set([...a, ...b])\`, \`[...a].filter((x) => b.has(x))\`).`],
+      [3, `Property 'withResolvers' does not exist on type 'PromiseConstructor': Promise.withResolvers is not available in ${LEVEL}. Instead, capture \`resolve\` in \`new Promise((resolve) => { ... })\`.`],
+    ]);
+  });
+
+  it('says the same for globals the sandbox removes and for iterator helpers', () => {
+    const messages = errorsOf(`new WeakRef({});\nnew SharedArrayBuffer(8);\nnew Map([[1, 2]]).keys().map((x) => x);\nconst a = new ArrayBuffer(8).transfer();`).map((d) => d.message);
+    expect(messages).toEqual([
+      `Cannot find name 'WeakRef': WeakRef is not available in ${LEVEL}.`,
+      `Cannot find name 'SharedArrayBuffer': SharedArrayBuffer is not available in ${LEVEL}.`,
+      `Property 'map' does not exist on type 'MapIterator<number>': the Iterator global (iterator helpers) is not available in ${LEVEL}. Instead, spread the iterator into an array first (\`[...it].map(...)\`).`,
+      `Property 'transfer' does not exist on type 'ArrayBuffer': ArrayBuffer.prototype.transfer is not available in ${LEVEL}.`,
+    ]);
+    for (const message of messages) expect(message).not.toMatch(/target library|compiler option|targeting/);
+  });
+
+  it('accepts what the isolate has: the regular expression v flag, isWellFormed, Proxy and Reflect', () => {
+    expect(errorsOf(`const re = /[\\p{L}--[a-z]]/v;\nreturn [re.unicodeSets, 'a'.isWellFormed(), 'a'.toWellFormed(), Reflect.ownKeys(new Proxy({}, {}))];`)).toEqual([]);
+  });
+});
+
 describe('when a program is wrapped or fenced', () => {
   it('positions diagnostics in the model text of a fenced async arrow', () => {
     const code = "Here you go:\n```ts\nasync () => {\n  const w = await tools.get_weather({ city: 1 });\n  return w;\n};\n```";

@@ -17,7 +17,7 @@
  *   diagnostics (implicitly typed parameters, variables, dynamic indexing) are filtered out
  *   instead ({@link isLenientDiagnostic}). Argument and result types, unknown tools, missing
  *   fields and host globals all stay errors.
- * - No host globals: the lib is a trimmed ES2023 ({@link PROGRAM_LIB}, no DOM) and `types` is
+ * - No host globals: the lib is a trimmed ES2023 plus what the isolate has of ES2024 ({@link PROGRAM_LIB}, no DOM) and `types` is
  *   empty (no Node), so `process`, `require` and `fetch` are errors, rephrased to say why.
  * - The program is an async function body: it is wrapped in `async function` so top-level
  *   `await` and `return` check; a body that closes the wrapper early is reported as such.
@@ -54,10 +54,12 @@ export interface CheckResult {
 }
 
 /**
- * The standard library programs are checked against: ES2023 without DOM, and without what tool
- * scripts do not use but every fresh type checker would pay for (the Intl additions after ES5,
- * well-known symbols other than the iterators, typed-array and shared-memory additions,
- * decorators, WeakRef, Proxy and Reflect). About 20% faster per check than the full ES2023 lib
+ * The standard library programs are checked against: what the isolate runs (ES2023, plus the
+ * regular expression `v` flag and `String#isWellFormed`/`toWellFormed` of ES2024;
+ * sandbox-language.ts, probed in a real isolate by test/sandbox-language.test.ts), without DOM,
+ * and without what tool scripts do not use but every fresh type checker would pay for (the Intl
+ * additions after ES5, well-known symbols other than the iterators, typed-array and
+ * shared-memory additions, decorators, WeakRef). About 20% faster per check than the full ES2023 lib
  * (bench/codegen.bench.ts), and closer to the sandbox, whose global scope has no `WeakRef`,
  * `FinalizationRegistry`, `SharedArrayBuffer` or `Atomics` either. Pass `lib` to a
  * {@link CodeChecker} for another set.
@@ -70,6 +72,8 @@ export const PROGRAM_LIB: readonly string[] = Object.freeze([
   'lib.es2015.generator.d.ts',
   'lib.es2015.promise.d.ts',
   'lib.es2015.symbol.d.ts',
+  'lib.es2015.proxy.d.ts',
+  'lib.es2015.reflect.d.ts',
   'lib.es2016.array.include.d.ts',
   'lib.es2017.object.d.ts',
   'lib.es2017.string.d.ts',
@@ -93,6 +97,8 @@ export const PROGRAM_LIB: readonly string[] = Object.freeze([
   'lib.es2022.string.d.ts',
   'lib.es2023.array.d.ts',
   'lib.es2023.collection.d.ts',
+  'lib.es2024.regexp.d.ts',
+  'lib.es2024.string.d.ts',
 ]);
 
 /** The compiler options model programs are checked with (see the file note). */
@@ -101,7 +107,8 @@ export const CHECK_COMPILER_OPTIONS: Readonly<ts.CompilerOptions> = Object.freez
   useUnknownInCatchVariables: false,
   noUncheckedIndexedAccess: false,
   exactOptionalPropertyTypes: false,
-  target: ts.ScriptTarget.ES2022,
+  // ES2024 syntax is the regular expression v flag, which the isolate has (sandbox-language.ts).
+  target: ts.ScriptTarget.ES2024,
   module: ts.ModuleKind.ESNext,
   moduleDetection: ts.ModuleDetectionKind.Force,
   lib: [...PROGRAM_LIB],
@@ -155,6 +162,8 @@ function neutralizeDirectives(text: string): string {
 export class CodeChecker {
   readonly declarations: string;
   private readonly knownTools: readonly string[];
+  /** True with the sandbox's own lib ({@link PROGRAM_LIB}): a lib hint then means the sandbox lacks the feature. */
+  private readonly sandboxLib: boolean;
   private readonly session: CheckerSession;
 
   /** Prepares the checker (cheap); the first {@link check} or {@link warmup} builds it. */
@@ -162,6 +171,7 @@ export class CodeChecker {
     const compilerOptions = options.lib ? { ...CHECK_COMPILER_OPTIONS, lib: [...options.lib] } : CHECK_COMPILER_OPTIONS;
     this.declarations = typeof declarations === 'string' ? declarations : declarations.declarations;
     this.knownTools = typeof declarations === 'string' ? [] : [...declarations.toolNames.keys()];
+    this.sandboxLib = options.lib === undefined;
     this.session = new CheckerSession(this.declarations, compilerOptions, options.strategy ?? 'shared', PREFIX + WARMUP_PROGRAM + SUFFIX);
   }
 
@@ -230,7 +240,7 @@ export class CodeChecker {
       diagnostics.push({
         line,
         column,
-        message: rephraseDiagnostic(d, this.knownTools),
+        message: rephraseDiagnostic(d, this.knownTools, { sandboxLib: this.sandboxLib }),
         code: d.code,
         category: d.category === ts.DiagnosticCategory.Error ? 'error' : 'warning',
       });

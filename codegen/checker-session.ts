@@ -178,7 +178,7 @@ export class CheckerSession {
     shared.checks++;
     if (shared.checks >= CHECKS_PER_SHARED_CHECKER) this.scheduleRebuild();
     // A new name per check: the checker files diagnostics by file name.
-    const source = programSourceFile(`/ptc/program-${++this.serial}.ts`, text, this.options.target ?? ts.ScriptTarget.ES2022);
+    const source = programSourceFile(`/ptc/program-${++this.serial}.ts`, text, this.options.target ?? ts.ScriptTarget.ES2024);
     const syntactic = (source as unknown as { parseDiagnostics: readonly ts.Diagnostic[] }).parseDiagnostics ?? [];
     if (syntactic.length > 0) return { source, syntactic, semantic: [] };
     bindSourceFile!(source, this.options);

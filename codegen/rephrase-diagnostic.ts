@@ -1,9 +1,12 @@
 /**
  * TypeScript's messages, made useful to a model: a missing host global says the sandbox has
  * none (TypeScript would suggest installing @types/node or adding the DOM lib, which a model
- * cannot do), and an unknown tool lists the tools there are.
+ * cannot do), a feature past the sandbox's language level says that level and what to do
+ * instead (TypeScript would say "Do you need to change your target library?", which a model
+ * cannot do either), and an unknown tool lists the tools there are.
  */
 import ts from './typescript-module.cjs';
+import { MISSING_FEATURES, SANDBOX_LANGUAGE_LEVEL } from './sandbox-language.js';
 
 /** TypeScript suggesting Node's types: the name is a Node global. */
 const NODE_TYPES_HINT = /Do you need to install type definitions|Try `npm i --save-dev @types\//;
@@ -30,9 +33,78 @@ export function isLenientDiagnostic(diagnostic: ts.Diagnostic): boolean {
   return !GUARDED_TYPES.test(ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n'));
 }
 
+/** TypeScript's hint that a newer lib or target has the feature. */
+const TARGET_HINT = / ?Do you need to change your target library\?.*$/s;
+const LIB_HINT = /Try changing the 'lib' compiler option to '([^']+)' or later/;
+/** `es2024`, `es2025`, `esnext`: libs past the sandbox's ES2023. */
+function isPastSandboxLevel(lib: string): boolean {
+  if (lib === 'esnext') return true;
+  const year = /^es(\d{4})$/.exec(lib)?.[1];
+  return year !== undefined && Number(year) > 2023;
+}
+const TARGETING = /^(.*?) (?:is|are) only available when targeting '[^']+' or later\.?$/s;
+const MISSING_PROPERTY = /^Property '([^']+)' does not exist on type '([^']+)'/;
+const MISSING_NAME = /^Cannot find name '([^']+)'/;
+/** Iterators without the iterator helpers (`it.map(...)`), as TypeScript names their types. */
+const ITERATOR_TYPE = /^(?:Map|Set|Array|String|RegExpString|Iterable|Async)?Iterator<|^(?:Async)?Generator<|^IterableIterator</;
+const ITERATOR_HELPERS = new Set(['map', 'filter', 'take', 'drop', 'flatMap', 'reduce', 'toArray', 'forEach', 'some', 'every', 'find']);
+const ITERATOR_FEATURE = 'the Iterator global (iterator helpers)';
+const FEATURES = new Map(MISSING_FEATURES.map((feature) => [feature.name, feature]));
+
+/** The name a program writes for a member of a TypeScript type: `ObjectConstructor` -> `Object.x`, `Set<number>` -> `Set.prototype.x`. */
+function memberName(property: string, type: string): string {
+  const constructor = /^(?:typeof )?([A-Z][A-Za-z0-9]*?)(?:Constructor)?$/.exec(type);
+  if (constructor && (type.endsWith('Constructor') || type.startsWith('typeof '))) return `${constructor[1]}.${property}`;
+  if (/\[\]$/.test(type) || /^(?:readonly )?\[/.test(type)) return `Array.prototype.${property}`;
+  if (type === 'string' || /^"/.test(type)) return `String.prototype.${property}`;
+  if (type === 'number') return `Number.prototype.${property}`;
+  const generic = /^([A-Z][A-Za-z0-9]*)(?:<|$)/.exec(type);
+  return generic ? `${generic[1]}.prototype.${property}` : property;
+}
+
+/** `feature` is not in the sandbox: its language level, and an alternative when there is a simple one. */
+function notInSandbox(lead: string, feature: string): string {
+  const instead = FEATURES.get(feature)?.instead;
+  return `${lead}: ${feature} is not available in the sandbox, which runs ${SANDBOX_LANGUAGE_LEVEL}.${instead ? ` Instead, ${instead}.` : ''}`;
+}
+
+/**
+ * A diagnostic about a feature past the sandbox's language level, said as what the sandbox
+ * offers; undefined for any other diagnostic.
+ */
+function rephraseMissingFeature(message: string, sandboxLib: boolean): string | undefined {
+  // With the sandbox's lib every lib hint is about the sandbox; with a lib of the host's choice,
+  // only a hint past the sandbox's level is (a feature the isolate lacks whatever the lib).
+  const hintedLib = LIB_HINT.exec(message)?.[1]?.toLowerCase();
+  const hinted = TARGET_HINT.test(message) && (sandboxLib || (hintedLib !== undefined && isPastSandboxLevel(hintedLib)));
+  const lead = message.replace(TARGET_HINT, '').replace(/\.$/, '');
+  const property = MISSING_PROPERTY.exec(lead);
+  if (property) {
+    const [, name, type] = property as unknown as [string, string, string];
+    if (ITERATOR_HELPERS.has(name) && ITERATOR_TYPE.test(type)) return notInSandbox(lead, ITERATOR_FEATURE);
+    if (hinted) return notInSandbox(lead, memberName(name, type));
+    return undefined;
+  }
+  const missing = MISSING_NAME.exec(lead);
+  if (missing && (hinted || FEATURES.has(missing[1]!))) return notInSandbox(lead, missing[1]!);
+  if (/^'Iterator' only refers to a type/.test(message)) return notInSandbox(lead, ITERATOR_FEATURE);
+  const targeting = TARGETING.exec(message);
+  if (targeting) return `${targeting[1]} is not available in the sandbox, which runs ${SANDBOX_LANGUAGE_LEVEL}.`;
+  if (hinted) return `${lead}: the sandbox runs ${SANDBOX_LANGUAGE_LEVEL}, and its library cannot be changed.`;
+  return undefined;
+}
+
+/** Options of {@link rephraseDiagnostic}. */
+export interface RephraseOptions {
+  /** The program is checked against the sandbox's own lib (default true). */
+  readonly sandboxLib?: boolean;
+}
+
 /** The message to show for a diagnostic. */
-export function rephraseDiagnostic(diagnostic: ts.Diagnostic, toolNames: readonly string[]): string {
+export function rephraseDiagnostic(diagnostic: ts.Diagnostic, toolNames: readonly string[], options: RephraseOptions = {}): string {
   const message = ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n');
+  const feature = rephraseMissingFeature(message, options.sandboxLib ?? true);
+  if (feature !== undefined) return feature;
   const missing = /^Cannot find name '([^']+)'/.exec(message);
   if (missing && (NODE_TYPES_HINT.test(message) || HOST_GLOBALS.has(missing[1]!))) {
     return `Cannot find name '${missing[1]}': programs run in a sandbox without Node.js or browser APIs (no process, require, fetch, timers or DOM). Reach the outside world only through \`tools\`.`;

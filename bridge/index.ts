@@ -12,3 +12,5 @@ export { createRunToken } from './run-token.js';
 export { RunAbortedError, RunLimitError } from './errors.js';
 export { isLimitName, LIMIT_NAMES, limitFailure, limitMessage, limitText } from './limit-failure.js';
 export type { LimitEvent, LimitFailure, LimitName } from './limit-failure.js';
+export { LateCallLog, MAX_RECORDED_LATE_CALLS, MORE_LATE_CALLS } from './late-calls.js';
+export type { LateCallSink } from './late-calls.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createToolHost, decision, defineTool, type ApprovalChannel, type ToolEvent, type ToolExecution } from '../tools/index.js';
-import { openRunBridge, type BridgeLimits, type RunBridgeOptions } from './index.js';
+import { MAX_RECORDED_LATE_CALLS, MORE_LATE_CALLS, openRunBridge, type BridgeLimits, type RunBridgeOptions } from './index.js';
 import { RunLimitError } from './errors.js';
 import { manualClock } from './test-support.js';
 
@@ -338,5 +338,27 @@ describe('when a runner reports a call it dropped after the run settled', () => 
     bridge.guest.onLateCall({ name: 'echo', reason: 'run-ended' });
     expect(events.filter((e) => e.type === 'ptc/call-refused')).toEqual([expect.objectContaining({ toolName: 'echo', tokenId: bridge.tokenId, reason: expect.stringContaining('run-ended') })]);
     expect(events.some((e) => e.type === 'tool/call')).toBe(false);
+  });
+
+  it(`records at most ${MAX_RECORDED_LATE_CALLS} of a run one by one, then one summary with the count before ptc/run-end`, async () => {
+    const { bridge, events } = setup();
+    for (let i = 0; i < MAX_RECORDED_LATE_CALLS + 5; i++) bridge.guest.onLateCall({ name: 'echo', reason: 'run-ended' });
+    bridge.guest.onLateCall({ name: '', reason: 'run-ended', count: 20 });
+    await bridge.guest.call('echo', '{"text":"on time"}');
+    await bridge.close({ outcome: 'ok' });
+    const refused = events.filter((e) => e.type === 'ptc/call-refused');
+    expect(refused).toHaveLength(MAX_RECORDED_LATE_CALLS + 1);
+    expect(refused.at(-1)).toMatchObject({ toolName: MORE_LATE_CALLS, count: 25, tokenId: bridge.tokenId, reason: expect.stringContaining('25 more late calls') });
+    expect(events.at(-1)?.type).toBe('ptc/run-end');
+    expect(events.filter((e) => e.type === 'tool/call')).toHaveLength(1);
+  });
+
+  it('counts a leaked call to a closed bridge under the same cap', async () => {
+    const { bridge, events } = setup();
+    for (let i = 0; i < MAX_RECORDED_LATE_CALLS; i++) bridge.guest.onLateCall({ name: 'echo', reason: 'run-ended' });
+    await bridge.close({ outcome: 'ok' });
+    expect(await bridge.guest.call('echo', '{"text":"leaked"}')).toMatchObject({ ok: false, message: expect.stringContaining('refused') });
+    await Promise.resolve();
+    expect(events.filter((e) => e.type === 'ptc/call-refused').at(-1)).toMatchObject({ toolName: MORE_LATE_CALLS, count: 1 });
   });
 });

@@ -6,7 +6,7 @@
  *   listener, guard, approval and event applies exactly as to a direct call.
  * - Revocation: the token is revoked the moment the run ends, whichever way (result, throw,
  *   limit, abort, crash). A call arriving after that (a leaked promise, a misbehaving sandbox
- *   process) is refused and recorded as `ptc/call-refused`; in-flight children get their abort
+ *   process) is refused and recorded as `ptc/call-refused` (a flood under a cap: late-calls.ts); in-flight children get their abort
  *   signal and queued ones never start.
  * - Dispatch record: before any policy runs, `tool/ptc-dispatch` records only the pair id, the
  *   tool name and the normalized args.
@@ -34,6 +34,7 @@ import { guestFailure, guestOutcomeOf, type ChildOutcome } from './guest-outcome
 import type { DeadlineClock } from './pausable-deadline.js';
 import { RunClock } from './run-clock.js';
 import { createRunToken } from './run-token.js';
+import { LateCallLog, MORE_LATE_CALLS } from './late-calls.js';
 
 /** The limits the bridge enforces (a subset of the runtime's `RunLimits`). */
 export interface BridgeLimits extends ArgCaps {
@@ -93,8 +94,11 @@ export interface RunBridge {
   readonly guest: {
     call(name: string, argsJson: string): Promise<ChildOutcome>;
     log(level: LogLevel, text: string): void;
-    /** A runner dropped a call that arrived after the run settled: recorded as `ptc/call-refused`. */
-    onLateCall(event: { readonly name: string; readonly reason: string }): void;
+    /**
+     * A runner dropped a call that arrived after the run settled (or `count` of them): recorded as
+     * `ptc/call-refused`, at most MAX_RECORDED_LATE_CALLS of a run one by one (late-calls.ts).
+     */
+    onLateCall(event: { readonly name: string; readonly reason: string; readonly count?: number }): void;
     /** The runner waits for room to start the program: the wall clock stops meanwhile. */
     queued(waiting: boolean): void;
   };
@@ -162,16 +166,18 @@ export function openRunBridge(options: RunBridgeOptions): RunBridge {
 
   host.emit({ type: 'ptc/run-start', callId: parentCallId, tokenId });
 
-  const recordRefusal = (name: unknown, reason: string) => {
-    host.emit({ type: 'ptc/call-refused', parentCallId, tokenId, toolName: safeName(name), reason });
-  };
+  // Late calls, at most MAX_RECORDED_LATE_CALLS one by one (late-calls.ts).
+  const lateCalls = new LateCallLog({
+    refused: (name, reason) => host.emit({ type: 'ptc/call-refused', parentCallId, tokenId, toolName: safeName(name), reason }),
+    summary: (count, reason) => host.emit({ type: 'ptc/call-refused', parentCallId, tokenId, toolName: MORE_LATE_CALLS, reason, count }),
+  });
   const refuseLate = (name: string): ChildOutcome => {
     const reason = stopReason ? `the run already ended (${stopReason.message})` : 'the run already ended; its token is revoked';
-    recordRefusal(name, reason);
+    lateCalls.add(name, reason);
     return guestFailure(safeName(name), `The call to "${safeName(name)}" was refused: ${reason}.`);
   };
-  const onLateCall = (event: { readonly name: string; readonly reason: string }) => {
-    recordRefusal(event?.name, `the run already ended; the runner dropped the call (${String(event?.reason).slice(0, 50)})`);
+  const onLateCall = (event: { readonly name: string; readonly reason: string; readonly count?: number }) => {
+    lateCalls.add(event?.name, `the run already ended; the runner dropped the call (${String(event?.reason).slice(0, 50)})`, event?.count);
   };
 
   const recordCancelled = async (id: string, toolName: string, args: JsonValue, reason: unknown): Promise<void> => {
@@ -263,6 +269,7 @@ export function openRunBridge(options: RunBridgeOptions): RunBridge {
     await clock.within(options.cancelGraceMs ?? 250, calls.allSettled());
     sink.dispose();
     const { approvalWaitMs, queuedMs, durationMs } = clock.times();
+    lateCalls.close();
     const report: RunReport = { calls: calls.snapshot(), logs, logBytes, childResultBytes, approvalWaitMs, queuedMs, hostMs: hostWork.spentMs };
     host.emit({
       type: 'ptc/run-end',

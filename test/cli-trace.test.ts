@@ -141,6 +141,22 @@ describe('when a client cancels a run_code call', () => {
   });
 });
 
+describe('when a run summed up its late calls past the cap', () => {
+  it('counts the summary as the calls it stands for, and a hostile count as one', () => {
+    const refused = (count: unknown) => ({ type: 'ptc/call-refused', parentCallId: 'r1', tokenId: 'x', toolName: '(more late calls)', reason: 'more late calls were refused', count, time: 3 });
+    const tree = buildCallTree([
+      { type: 'tool/call', callId: 'r1', toolName: 'run_code', args: { code: 'return 1' }, time: 1, origin: { kind: 'model' } },
+      { type: 'ptc/call-refused', parentCallId: 'r1', tokenId: 'x', toolName: 'echo', reason: 'the run already ended', time: 2 },
+      refused(40),
+      refused(1e300),
+      { type: 'tool/result', callId: 'r1', toolName: 'run_code', isError: false, value: { result: 1 }, time: 4 },
+    ]);
+    expect(tree.roots[0]!.refused.map((r) => r.count)).toEqual([1, 40, 1]);
+    expect(renderTree(tree)).toMatch(/; 42 late or refused/);
+    expect(renderHtml(tree, { title: 't' })).toMatch(/42 late or refused/);
+  });
+});
+
 describe('when a trace is hostile', () => {
   const call = (callId: string, parent?: string) => ({ type: 'tool/call', callId, toolName: 't', args: {}, time: 1, origin: parent ? { kind: 'ptc', parentCallId: parent, tokenId: 'x' } : { kind: 'model' } });
 

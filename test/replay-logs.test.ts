@@ -129,6 +129,22 @@ describe('checked-in session logs', () => {
     expect(calls.find((c) => c.callId === 'deeper')).toBeUndefined();
   });
 
+  it('keeps the count of a late-call summary, and names a count that is not a number', () => {
+    const lines = [
+      { seq: 1, time: 1, type: 'tool/call', callId: 'r', toolName: 'run_code', args: { code: 'return 1' }, argsValid: true, origin: { kind: 'model' } },
+      { seq: 2, time: 2, type: 'ptc/run-start', callId: 'r', tokenId: 't' },
+      { seq: 3, time: 3, type: 'ptc/call-refused', parentCallId: 'r', tokenId: 't', toolName: 'echo', reason: 'the run already ended' },
+      { seq: 4, time: 4, type: 'ptc/call-refused', parentCallId: 'r', tokenId: 't', toolName: '(more late calls)', reason: '25 more late calls were refused', count: 25 },
+      { seq: 5, time: 5, type: 'ptc/call-refused', parentCallId: 'r', tokenId: 't', toolName: 'echo', reason: 'x', count: 'many' },
+    ];
+    const replayed = replaySession(lines.map((l) => JSON.stringify(l)).join('\n'));
+    expect(replayed.calls[0]!.run!.refused).toEqual([
+      { toolName: 'echo', reason: 'the run already ended' },
+      { toolName: '(more late calls)', reason: '25 more late calls were refused', count: 25 },
+    ]);
+    expect(replayed.problems.map((p) => [p.line, p.problem])).toEqual([[5, 'ptc/call-refused: count is not a number']]);
+  });
+
   it('input that is not text at all is a problem, not a throw', () => {
     expect(replaySession(42 as never).problems[0]).toMatchObject({ problem: expect.stringMatching(/neither text nor bytes|not/) });
     expect(replaySession('').calls).toEqual([]);

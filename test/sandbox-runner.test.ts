@@ -89,6 +89,9 @@ input.on('data', (chunk) => {
     else if (mode === 'ignore-abort') { /* never answers */ }
     else if (mode === 'late') { done({ ok: true, resultJson: '1' }); frame({ t: 'calls', runId: id, items: [1, 'echo', '{"late":true}'] }); }
     else if (mode === 'spin') { for (;;) {} }
+    else if (mode === 'late-notice') { frame({ t: 'late', runId: id, names: ['echo', 'constructor'], more: 5 }); done({ ok: true, resultJson: '1' }); }
+    else if (mode === 'late-overnamed') { const names = Array.from({ length: 60 }, () => 'echo'); frame({ t: 'late', runId: id, names, more: 0 }); frame({ t: 'late', runId: id, names, more: 0 }); }
+    else if (mode === 'late-bad') frame({ t: 'late', runId: id, names: [1], more: 0 });
     else if (mode.startsWith('relay ')) {
       // relay <calls> <µs of own CPU per call>: calls one at a time, then a result
       const [, calls, us] = mode.split(' ').map(Number);
@@ -159,6 +162,23 @@ describe('when a sandbox process is compromised', () => {
     await new Promise((r) => setTimeout(r, 50));
     expect(after.record.calls).toEqual([]);
     expect(late.map((e) => e.name)).toEqual(['echo', 'echo']);
+  });
+
+  it('reports the late calls it names and counts, and kills one that names more than a run may', async () => {
+    const before = late.length;
+    const notice = await run('late-notice');
+    expect(notice.value).toBe(1);
+    expect(notice.record.calls).toEqual([]);
+    expect(late.slice(before)).toEqual([
+      { name: 'echo', reason: 'run-ended' },
+      { name: 'constructor', reason: 'run-ended' },
+      { name: '', reason: 'run-ended', count: 5 },
+    ]);
+    for (const mode of ['late-overnamed', 'late-bad']) {
+      const { outcome, record } = await run(mode);
+      expect(failureOf(outcome)).toMatchObject({ kind: 'crash', message: expect.stringMatching(/malformed message/) });
+      expect(record.calls).toEqual([]);
+    }
   });
 
   it('rejects an outcome of the wrong shape, and uses its own value for a limit', async () => {

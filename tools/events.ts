@@ -86,14 +86,19 @@ export interface PtcRunEndEvent extends Stamp {
   readonly durationMs: number;
 }
 
-/** A call reached the bridge after its run's token was revoked (a leaked promise): refused. */
+/** A call reached the bridge after its run's token was revoked (a leaked promise): refused, and recorded once. */
 export interface PtcCallRefusedEvent extends Stamp {
   readonly type: 'ptc/call-refused';
   readonly parentCallId: string;
   readonly tokenId: string;
-  /** The name the program used (untrusted, as sent). */
+  /** The name the program used (untrusted, as sent); `'(more late calls)'` on a summary. */
   readonly toolName: string;
   readonly reason: string;
+  /**
+   * On the one summary event of a run's late calls past the first 100 (bridge/late-calls.ts):
+   * how many it stands for. Absent on an event for one call.
+   */
+  readonly count?: number;
 }
 
 /** A background job started (see tools/jobs). `owner` is the agent that controls it, if any. */

@@ -47,8 +47,8 @@ export interface CallNode {
   /** Started after its run had ended, or aborted because the run ended. */
   late: boolean;
   readonly children: CallNode[];
-  /** Calls refused after the run's token was revoked (`ptc/call-refused`). */
-  readonly refused: { toolName: string; reason: string; time: number }[];
+  /** Calls refused after the run's token was revoked (`ptc/call-refused`); `count` > 1 on a run's summary of many. */
+  readonly refused: { toolName: string; reason: string; time: number; count: number }[];
 }
 
 /** The whole tree plus calls whose parent is missing from the trace. */
@@ -201,7 +201,8 @@ export function buildCallTree(events: readonly Record<string, unknown>[]): CallT
   }
   for (const e of refusals) {
     const parent = byId.get(str(e.parentCallId) ?? '');
-    const entry = { toolName: str(e.toolName) ?? '?', reason: str(e.reason) ?? '', time: num(e.time) ?? 0 };
+    const count = num(e.count);
+    const entry = { toolName: str(e.toolName) ?? '?', reason: str(e.reason) ?? '', time: num(e.time) ?? 0, count: count !== undefined && Number.isSafeInteger(count) && count > 0 ? count : 1 };
     if (parent) parent.refused.push(entry);
   }
   return { roots, byId, t0: Number.isFinite(t0) ? t0 : 0, t1: Number.isFinite(t1) ? t1 : 0 };

@@ -138,7 +138,7 @@ export function renderHtml(tree: CallTree, options: RenderHtmlOptions): string {
       : `<div class="verdict bad"><strong>Hash chain BROKEN</strong><ul>${v.problems.map((p) => `<li>line ${p.line} (${esc(p.kind)}): ${esc(p.message)}</li>`).join('')}</ul></div>`;
   const all = [...walkCalls(tree.roots)];
   const denied = all.filter((n) => n.outcome === 'denied').length;
-  const late = all.filter((n) => n.late).length + all.reduce((s, n) => s + n.refused.length, 0);
+  const late = all.filter((n) => n.late).length + all.reduce((s, n) => n.refused.reduce((t, r) => t + r.count, s), 0);
   const sections: string[] = [];
   const runs = tree.roots.filter((r) => r.children.length > 0 || r.run);
   const direct = tree.roots.filter((r) => !(r.children.length > 0 || r.run));

@@ -84,7 +84,7 @@ export function renderTree(tree: CallTree, options: RenderTreeOptions = {}): str
   if (tree.roots.length > 0) {
     const all = [...walkCalls(tree.roots)];
     const count = (o: CallNode['outcome']) => all.filter((n) => n.outcome === o).length;
-    const late = all.filter((n) => n.late).length + all.reduce((s, n) => s + n.refused.length, 0);
+    const late = all.filter((n) => n.late).length + all.reduce((s, n) => n.refused.reduce((t, r) => t + r.count, s), 0);
     out.push('', `${all.length} call(s): ${count('ok')} ok, ${count('denied')} denied, ${count('blocked')} blocked, ${count('error')} failed, ${count('pending')} without result; ${late} late or refused`);
   }
   return out.join('\n');

@@ -8,6 +8,12 @@ export interface LateCallEvent {
   readonly name: string;
   /** Why it was dropped. */
   readonly reason: 'run-ended' | 'not-assigned';
+  /**
+   * How many dropped calls this event stands for (1 when absent). A sandbox process names the
+   * first MAX_RECORDED_LATE_CALLS late calls of a run and counts the rest: those arrive as one
+   * event with a count and `name` `''`.
+   */
+  readonly count?: number;
 }
 
 /**

@@ -5,7 +5,7 @@
  * Trust: the sandbox process is assumed compromised. Every message is checked before anything
  * reaches the bridge: its shape by readWorkerMessage (wire.ts; a malformed frame kills the
  * process), then what it means here: it must be for this run (anything for another run, or after this run
- * ended, is dropped and reported as a late call), calls must name a tool the program can see,
+ * ended, is dropped and reported as a late call, as are the late calls the worker itself dropped), calls must name a tool the program can see,
  * with unique ids and arguments within `maxArgBytes`; logs count against `maxLogBytes`; the final
  * outcome is rebuilt field by field (a limit's value is the host's, not the child's). A
  * malformed message kills the process and ends the run as a crash.
@@ -16,7 +16,7 @@
  * limit, died or misbehaved is never reused.
  */
 import { subscribeAbort } from '../../tools/index.js';
-import { limitFailure, limitText } from '../../bridge/index.js';
+import { limitFailure, limitText, MAX_RECORDED_LATE_CALLS } from '../../bridge/index.js';
 import type { GuestBridge, GuestCallOutcome, RunFailure, RunOutcome, RunRequest } from '../program-runner.js';
 import type { CallItems, LogLevel } from '../isolate/guest/protocol.js';
 import type { LateCallAwareBridge, LateCallEvent } from '../isolate/index.js';
@@ -82,6 +82,8 @@ class ProcessRun implements StoppableRun {
   /** Calls sent to the bridge whose outcome has not arrived. */
   private inFlight = 0;
   private logBytes = 0;
+  /** Late calls the process named (see {@link onLate}). */
+  private lateNamed = 0;
   private baseCpuMs = 0;
   private poll: NodeJS.Timeout | undefined;
   private grace: NodeJS.Timeout | undefined;
@@ -176,6 +178,27 @@ class ProcessRun implements StoppableRun {
     const lateBridge = this.bridge as LateCallAwareBridge;
     const report = reason === 'run-ended' && typeof lateBridge.onLateCall === 'function' ? (event: LateCallEvent) => lateBridge.onLateCall!(event) : this.options.onLateCall;
     if (message.t === 'calls') reportDroppedCalls(message.t, message.items, reason, report);
+    else if (message.t === 'late') this.onLate(message.names, message.more, reason, report);
+  }
+
+  /**
+   * Calls the program made after its run ended, which the worker dropped: each is reported like a
+   * call that arrives late here (the bridge records it). The worker names at most
+   * MAX_RECORDED_LATE_CALLS of a run and counts the rest; a process that names more is hostile.
+   */
+  private onLate(names: readonly string[], more: number, reason: LateCallEvent['reason'], report: ((event: LateCallEvent) => void) | undefined): void {
+    this.lateNamed += names.length;
+    if (this.lateNamed > MAX_RECORDED_LATE_CALLS) return this.hostile(`it named over ${MAX_RECORDED_LATE_CALLS} late calls`);
+    if (report === undefined) return;
+    const events: LateCallEvent[] = names.map((name) => ({ name, reason }));
+    if (more > 0) events.push({ name: '', reason, count: more });
+    for (const event of events) {
+      try {
+        report(event);
+      } catch {
+        // the observer's problem
+      }
+    }
   }
 
   private onMessage(message: WorkerToHost): void {
@@ -194,6 +217,8 @@ class ProcessRun implements StoppableRun {
         return this.onCalls(message.items);
       case 'log':
         return this.onLog(message.level, message.text);
+      case 'late':
+        return this.late(message, 'run-ended');
       case 'done':
         return this.onDone(message.outcome);
     }

@@ -16,6 +16,8 @@ const WORKER_MESSAGES: WorkerToHost[] = [
   { t: 'ready', pid: 42 },
   { t: 'calls', runId: 1, items: [1, 'echo', '{}', 2, 'read', long] },
   { t: 'log', runId: 1, level: 'warn', text: 'careful' },
+  { t: 'late', runId: 1, names: ['echo', 'x'.repeat(200)], more: 0 },
+  { t: 'late', runId: 1, names: [], more: 7 },
   { t: 'done', runId: 1, outcome: { ok: true, resultJson: long, cpuMs: 1.5, wallMs: 3 } },
   { t: 'done', runId: 1, outcome: { ok: false, failure: { kind: 'thrown', message: 'Error: x', line: 2, column: 5 }, cpuMs: 0, wallMs: 1 } },
   { t: 'done', runId: 1, outcome: { ok: false, failure: { kind: 'limit', limit: 'cpuMs', value: 100, message: 'over' }, cpuMs: 100, wallMs: 120 } },
@@ -47,6 +49,12 @@ describe('the sandbox wire', () => {
       [{ t: 'done', runId: 1, outcome: { ok: false, failure: { kind: 'escaped', message: '' }, cpuMs: 0, wallMs: 0 } }, /unknown shape/],
       [{ t: 'done', runId: 1, outcome: { ok: false, failure: { kind: 'limit', limit: 'patience', value: 1, message: '' }, cpuMs: 0, wallMs: 0 } }, /no known limit/],
       [{ t: 'ready', pid: 'me' }, /no pid/],
+      [{ t: 'late', runId: 1, names: [], more: 0 }, /up to 100 names and a count/],
+      [{ t: 'late', runId: 1, names: Array.from({ length: 101 }, () => 'echo'), more: 0 }, /up to 100 names/],
+      [{ t: 'late', runId: 1, names: ['echo'], more: -1 }, /and a count/],
+      [{ t: 'late', runId: 1, names: 'echo', more: 1 }, /up to 100 names/],
+      [{ t: 'late', runId: 1, names: [{}], more: 0 }, /a name in "late"/],
+      [{ t: 'late', runId: 1, names: ['x'.repeat(201)], more: 0 }, /up to 200 characters/],
     ];
     for (const [raw, problem] of bad) {
       expect(() => readWorkerMessage(raw), JSON.stringify(raw)).toThrow(WireProtocolError);
@@ -55,13 +63,13 @@ describe('the sandbox wire', () => {
   });
 
   it('reads any JSON object a worker might send as a message or a WireProtocolError, never anything else', () => {
-    const field = fc.oneof(fc.constantFrom('ready', 'calls', 'log', 'done', 'run'), fc.jsonValue());
-    const frame = fc.record({ t: field, runId: fc.oneof(fc.nat(), fc.jsonValue()), pid: fc.jsonValue(), items: fc.oneof(fc.array(fc.oneof(fc.nat(), fc.string())), fc.jsonValue()), level: fc.oneof(fc.constantFrom('log', 'warn'), fc.jsonValue()), text: fc.jsonValue(), outcome: fc.jsonValue() }, { requiredKeys: ['t'] });
+    const field = fc.oneof(fc.constantFrom('ready', 'calls', 'log', 'late', 'done', 'run'), fc.jsonValue());
+    const frame = fc.record({ t: field, runId: fc.oneof(fc.nat(), fc.jsonValue()), pid: fc.jsonValue(), items: fc.oneof(fc.array(fc.oneof(fc.nat(), fc.string())), fc.jsonValue()), level: fc.oneof(fc.constantFrom('log', 'warn'), fc.jsonValue()), text: fc.jsonValue(), names: fc.oneof(fc.array(fc.string()), fc.jsonValue()), more: fc.oneof(fc.nat(), fc.jsonValue()), outcome: fc.jsonValue() }, { requiredKeys: ['t'] });
     fc.assert(
       fc.property(frame, (raw) => {
         try {
           const m = readWorkerMessage(JSON.parse(JSON.stringify(raw)) as Record<string, unknown>);
-          expect(['ready', 'calls', 'log', 'done']).toContain(m.t);
+          expect(['ready', 'calls', 'log', 'late', 'done']).toContain(m.t);
         } catch (err) {
           expect(WireProtocolError.isInstance(err), String(err)).toBe(true);
         }

@@ -9,10 +9,12 @@
  *
  * Host -> worker: `run` (one program), `results` (a batch of call outcomes), `abort`.
  * Worker -> host: `ready` (once, after start-up), `calls` (a batch of the program's calls),
- * `log` (one console line), `done` (the run's outcome).
+ * `log` (one console line), `late` (calls the program made after its run ended, which the
+ * worker dropped: for the host to record), `done` (the run's outcome).
  * The flat lists are the guest's own layouts (isolate/guest/protocol.ts), relayed as they are.
  */
 import { isLimitName, type LimitName } from '../../bridge/limit-failure.js';
+import { MAX_RECORDED_LATE_CALLS } from '../../bridge/late-calls.js';
 import { PtcError } from '../../tools/errors.js';
 import { LOG_LEVELS, type CallItems, type LogLevel, type OutcomeBatch } from '../isolate/guest/protocol.js';
 import type { RunFailure, RunLimits, RunRequest } from '../program-runner.js';
@@ -41,6 +43,8 @@ export type WorkerToHost =
   | { readonly t: 'ready'; readonly pid: number }
   | { readonly t: 'calls'; readonly runId: number; readonly items: CallItems }
   | { readonly t: 'log'; readonly runId: number; readonly level: LogLevel; readonly text: string }
+  /** Late calls: the names of at most MAX_RECORDED_LATE_CALLS of a run (each up to 200 characters), and how many more. */
+  | { readonly t: 'late'; readonly runId: number; readonly names: readonly string[]; readonly more: number }
   | { readonly t: 'done'; readonly runId: number; readonly outcome: WireOutcome };
 
 /** Either direction. */
@@ -86,11 +90,21 @@ export function readWorkerMessage(m: Raw): WorkerToHost {
       if (!LEVELS.has(m.level) || typeof m.text !== 'string') throw new WireProtocolError('"log" has a bad level or text');
       return { t: 'log', runId, level: m.level as LogLevel, text: m.text };
     }
+    case 'late':
+      return readLate(runIdOf(m), m.names, m.more);
     case 'done':
       return { t: 'done', runId: runIdOf(m), outcome: readOutcome(m.outcome) };
     default:
       throw new WireProtocolError(`unknown message type ${typeName(m.t)}`);
   }
+}
+
+function readLate(runId: number, names: unknown, more: unknown): WorkerToHost {
+  if (!Array.isArray(names) || names.length > MAX_RECORDED_LATE_CALLS || !isCount(more) || (names.length === 0 && more === 0)) {
+    throw new WireProtocolError(`"late" is not up to ${MAX_RECORDED_LATE_CALLS} names and a count`);
+  }
+  for (const name of names) if (typeof name !== 'string' || name.length > 200) throw new WireProtocolError('a name in "late" is not text of up to 200 characters');
+  return { t: 'late', runId, names: names as string[], more };
 }
 
 function readOutcome(o: unknown): WireOutcome {

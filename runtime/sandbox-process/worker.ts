@@ -9,7 +9,8 @@ import { readSync, writeSync } from 'node:fs';
 import net from 'node:net';
 import { availableParallelism } from 'node:os';
 import type { OutcomeBatch } from '../outcome-queue.js';
-import { createIsolateRunner, type RelayBridge } from '../isolate/index.js';
+import { createIsolateRunner, type LateCallAwareBridge, type RelayBridge } from '../isolate/index.js';
+import { MAX_RECORDED_LATE_CALLS } from '../../bridge/late-calls.js';
 import { encodeFrame, FrameReader } from './frames.js';
 import { ReplyWait } from './reply-wait.js';
 import { readHostMessage, type HostToWorker, type WorkerToHost } from './wire.js';
@@ -26,6 +27,11 @@ interface CurrentRun {
   queue: (string | number)[];
   queueBytes: number;
   flushScheduled: boolean;
+  /** Late calls not yet sent (see {@link flushLate}): names, then a count past the cap. */
+  lateNames: string[];
+  lateMore: number;
+  /** Late calls of this run named so far (at most MAX_RECORDED_LATE_CALLS). */
+  lateNamed: number;
 }
 
 const memoryMb = Number(process.argv[2]) > 0 ? Number(process.argv[2]) : 64;
@@ -133,9 +139,21 @@ function flushCalls(run: CurrentRun, thenAwait = false): void {
   if (thenAwait && current === run) awaitReply();
 }
 
+/**
+ * Sends the late calls gathered since the last time: the calls the program made after its run
+ * ended, which the runner dropped. A run names at most MAX_RECORDED_LATE_CALLS of them (the host
+ * records no more one by one) and only counts the rest, so a flood costs this process a counter.
+ */
+function flushLate(run: CurrentRun): void {
+  if (run.lateNames.length === 0 && run.lateMore === 0) return;
+  send({ t: 'late', runId: run.runId, names: run.lateNames, more: run.lateMore });
+  run.lateNames = [];
+  run.lateMore = 0;
+}
+
 // Calls pass through as the guest numbered them, in batches, and outcomes come back as the
 // host batched them: this process keeps no per-call state (the host checks every call again).
-function bridgeFor(run: CurrentRun): RelayBridge {
+function bridgeFor(run: CurrentRun): RelayBridge & LateCallAwareBridge {
   return {
     relayCalls(items) {
       for (let i = 0; i + 2 < items.length; i += 3) {
@@ -160,12 +178,21 @@ function bridgeFor(run: CurrentRun): RelayBridge {
       flushCalls(run);
       send({ t: 'log', runId: run.runId, level, text });
     },
+    // The runner reports them as its run settles; they go out just before `done` (or right away,
+    // should one come after it: the host records it, and replaces this process).
+    onLateCall(event) {
+      if (run.lateNamed < MAX_RECORDED_LATE_CALLS) {
+        run.lateNamed++;
+        run.lateNames.push(event.name);
+      } else run.lateMore++;
+      if (current !== run) queueMicrotask(() => flushLate(run));
+    },
   };
 }
 
 function startRun({ runId, request }: Extract<HostToWorker, { t: 'run' }>): void {
   if (current !== undefined) return;
-  const run: CurrentRun = { runId, controller: new AbortController(), deliver: undefined, queue: [], queueBytes: 0, flushScheduled: false };
+  const run: CurrentRun = { runId, controller: new AbortController(), deliver: undefined, queue: [], queueBytes: 0, flushScheduled: false, lateNames: [], lateMore: 0, lateNamed: 0 };
   current = run;
   runner
     .run(request, bridgeFor(run), run.controller.signal)
@@ -175,6 +202,7 @@ function startRun({ runId, request }: Extract<HostToWorker, { t: 'run' }>): void
     )
     .then((outcome) => {
       flushCalls(run);
+      flushLate(run);
       current = undefined;
       send({ t: 'done', runId, outcome });
     });

@@ -136,9 +136,8 @@ const readers = new Map<string, Reader>([
     put(event, 'limit', limit);
     return Object.assign(event, { calls: num(o, 'calls'), durationMs: num(o, 'durationMs') }) as PtcRunEndEvent;
   }],
-  ['ptc/call-refused', (o, seq, time): PtcCallRefusedEvent => ({
-    seq, time, type: 'ptc/call-refused', parentCallId: str(o, 'parentCallId'), tokenId: str(o, 'tokenId'), toolName: str(o, 'toolName'), reason: str(o, 'reason'),
-  })],
+  ['ptc/call-refused', (o, seq, time) =>
+    put({ seq, time, type: 'ptc/call-refused', parentCallId: str(o, 'parentCallId'), tokenId: str(o, 'tokenId'), toolName: str(o, 'toolName'), reason: str(o, 'reason') }, 'count', optNum(o, 'count')) as PtcCallRefusedEvent],
   ['job/start', (o, seq, time) => put({ seq, time, type: 'job/start', jobId: str(o, 'jobId'), kind: str(o, 'kind'), label: str(o, 'label') }, 'owner', agent(o, 'owner')) as JobStartEvent],
   ['job/progress', (o, seq, time): JobProgressEvent => {
     const p = obj(o, 'progress');

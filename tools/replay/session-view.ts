@@ -56,7 +56,7 @@ interface CallState {
   result?: ResultView;
   pendingCard?: PendingCard;
   resultCard?: ResultCard;
-  run?: { tokenId: string; outcome?: RunView['outcome']; limit?: RunView['limit']; calls?: number; refused: { toolName: string; reason: string }[] };
+  run?: { tokenId: string; outcome?: RunView['outcome']; limit?: RunView['limit']; calls?: number; refused: { toolName: string; reason: string; count?: number }[] };
   children: string[];
 }
 
@@ -168,7 +168,7 @@ export class SessionViewBuilder {
         return;
       }
       case 'ptc/call-refused':
-        this.calls.get(event.parentCallId)?.run?.refused.push(Object.freeze({ toolName: event.toolName, reason: event.reason }));
+        this.calls.get(event.parentCallId)?.run?.refused.push(Object.freeze(put({ toolName: event.toolName, reason: event.reason }, 'count', event.count)));
         return;
       case 'job/start':
         if (!this.jobs.has(event.jobId)) {

@@ -28,8 +28,8 @@ export interface RunView {
   readonly outcome?: 'ok' | 'thrown' | 'limit' | 'crash' | 'aborted';
   readonly limit?: { readonly name: string; readonly value: number };
   readonly calls?: number;
-  /** Calls its program made after the token was revoked (refused). */
-  readonly refused: readonly { readonly toolName: string; readonly reason: string }[];
+  /** Calls its program made after the token was revoked (refused); `count` on the summary of those past the first 100. */
+  readonly refused: readonly { readonly toolName: string; readonly reason: string; readonly count?: number }[];
 }
 
 /** One call as shown. */

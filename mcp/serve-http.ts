@@ -18,8 +18,9 @@
  * same clients with no session affinity. That is the way past one machine (DESIGN.md, "Past one
  * machine"). Approval through elicitation cannot work statelessly: the server asks the client
  * mid-call and the client's answer arrives as another request, which must reach the server that
- * asked. `stateful: true` keeps sessions (`Mcp-Session-Id`, capped in number, ended when idle),
- * and `approval` requires it; stateful replicas need sticky sessions.
+ * asked. `stateful: true` keeps sessions (`Mcp-Session-Id`, capped in number, ended when idle);
+ * `approval` turns it on (and `stateful: false` beside it is refused: http-options.ts). Stateful
+ * replicas need sticky sessions.
  */
 import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -28,16 +29,17 @@ import { hostname as osHostname, networkInterfaces } from 'node:os';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { McpConfigError } from './errors.js';
+import { resolveListenOptions } from './http-options.js';
 import { errorText } from '../tools/index.js';
 import { createMcpServer, MAX_STDIO_MESSAGE_BYTES, type McpServeOptions } from './serve.js';
 
 /** Options of {@link serveMcpHttp}. */
 export interface McpHttpServeOptions extends McpServeOptions {
-  /** Port to listen on (default 0: a free one; read it from `url`). */
+  /** Port to listen on, 0-65535 (default 0: a free one; read it from `url`). */
   readonly port?: number;
-  /** Interface to listen on (default `127.0.0.1`). Anything but loopback requires `authToken`. */
+  /** Interface to listen on: an IP address or host name (default `127.0.0.1`). Anything but loopback requires `authToken`. */
   readonly hostname?: string;
-  /** Endpoint path (default `/mcp`); other paths are 404. */
+  /** Endpoint path (default `/mcp`): starts with `/`, no query or fragment; other paths are 404. */
   readonly path?: string;
   /** Bearer token every request must carry. Required off loopback. Never logged. */
   readonly authToken?: string;
@@ -48,7 +50,10 @@ export interface McpHttpServeOptions extends McpServeOptions {
   readonly allowedHosts?: readonly string[];
   /** Further `Origin` values accepted (a browser client served from elsewhere: `http://localhost:6274`). */
   readonly allowedOrigins?: readonly string[];
-  /** Keep sessions (needed for `approval`); default false (stateless). */
+  /**
+   * Keep sessions. Default: false (stateless), or true when `approval` is given, since approval
+   * through elicitation needs them (`false` with `approval` is an InvalidOptionError saying so).
+   */
   readonly stateful?: boolean;
   /** Most sessions at once when stateful (default 100); a new one past it is 503. */
   readonly maxSessions?: number;
@@ -110,20 +115,16 @@ async function readBody(req: IncomingMessage, res: ServerResponse, max: number):
 
 /**
  * Serves the host's `run_code` (and with `exposeTools` its tools) over Streamable HTTP until
- * `close()`. Rejects with {@link McpConfigError} for an unsafe or impossible setup (off loopback
- * without a token, approval without sessions) and when the port cannot be bound.
+ * `close()`. Rejects with an `InvalidOptionError` for a bad `port`, `hostname`, `path` or
+ * `stateful` (http-options.ts), with {@link McpConfigError} for an unsafe setup (off loopback
+ * without a token, a short token) and when the port cannot be bound.
  */
 export async function serveMcpHttp(options: McpHttpServeOptions): Promise<McpHttpServer> {
-  const hostname = options.hostname ?? '127.0.0.1';
-  const path = options.path ?? '/mcp';
-  if (!path.startsWith('/')) throw new McpConfigError('serveMcpHttp', `path must start with "/", got ${JSON.stringify(path)}`);
+  const { hostname, port: requestedPort, path, stateful } = resolveListenOptions(options);
   if (!isLoopback(hostname) && !options.authToken) {
     throw new McpConfigError('serveMcpHttp', `listening on ${hostname} (not loopback) needs an authToken: anyone who can reach the port could run programs against this host`);
   }
-  if (options.authToken !== undefined && options.authToken.length < 16) throw new McpConfigError('serveMcpHttp', 'authToken must be at least 16 characters');
-  if (options.approval && !options.stateful) {
-    throw new McpConfigError('serveMcpHttp', "approval through elicitation needs stateful: true (the client's answer comes back as another request, which must reach the session that asked)");
-  }
+  if (options.authToken !== undefined && (typeof options.authToken !== 'string' || options.authToken.length < 16)) throw new McpConfigError('serveMcpHttp', 'authToken must be a string of at least 16 characters');
   const token = options.authToken === undefined ? undefined : digest(options.authToken);
   const report = options.onError ?? (() => {});
   const maxSessions = options.maxSessions ?? 100;
@@ -184,10 +185,10 @@ export async function serveMcpHttp(options: McpHttpServeOptions): Promise<McpHtt
     if (origin !== undefined && !allowedOrigins.has(origin.toLowerCase())) return rpcError(res, 403, 'Forbidden: the Origin header is not allowed');
     if (url.pathname !== path) return rpcError(res, 404, `Not found: the MCP endpoint is ${path}`);
     if (!authorized(req)) return rpcError(res, 401, 'Unauthorized: a valid bearer token is required', { 'www-authenticate': 'Bearer' });
-    if (!options.stateful && req.method !== 'POST') return rpcError(res, 405, 'Method not allowed: this server is stateless (POST only)', { allow: 'POST' });
+    if (!stateful && req.method !== 'POST') return rpcError(res, 405, 'Method not allowed: this server is stateless (POST only)', { allow: 'POST' });
     const body = req.method === 'POST' ? await readBody(req, res, MAX_STDIO_MESSAGE_BYTES) : undefined;
     if (req.method === 'POST' && body === undefined) return;
-    await (options.stateful ? statefulRequest(req, res, body) : statelessRequest(req, res, body));
+    await (stateful ? statefulRequest(req, res, body) : statelessRequest(req, res, body));
   };
 
   const server = createServer((req, res) => {
@@ -199,8 +200,8 @@ export async function serveMcpHttp(options: McpHttpServeOptions): Promise<McpHtt
   server.headersTimeout = 30_000;
   server.requestTimeout = 0; // SSE answers of long runs stay open; each run has its own limits
   await new Promise<void>((resolve, reject) => {
-    server.once('error', (err) => reject(new McpConfigError('serveMcpHttp', `cannot listen on ${hostname}:${options.port ?? 0} (${(err as NodeJS.ErrnoException).code ?? err.message})`)));
-    server.listen(options.port ?? 0, hostname, () => resolve());
+    server.once('error', (err) => reject(new McpConfigError('serveMcpHttp', `cannot listen on ${hostname}:${requestedPort} (${(err as NodeJS.ErrnoException).code ?? err.message})`)));
+    server.listen(requestedPort, hostname, () => resolve());
   });
   const { port } = server.address() as AddressInfo;
   const shown = hostname.includes(':') ? `[${hostname}]` : hostname;
@@ -214,7 +215,7 @@ export async function serveMcpHttp(options: McpHttpServeOptions): Promise<McpHtt
   allowedHosts = new Set(names.map((n) => n.toLowerCase()));
   // An Origin omits the scheme's default port.
   allowedOrigins = new Set([...names.flatMap((n) => [`http://${n}`.replace(/:80$/, ''), `https://${n}`.replace(/:443$/, '')]), ...(options.allowedOrigins ?? [])].map((o) => o.toLowerCase()));
-  const sweep = options.stateful
+  const sweep = stateful
     ? setInterval(() => {
         const now = Date.now();
         for (const [, s] of sessions) if (now - s.lastUsed > idleMs) void s.transport.close().catch(() => {});

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHost } from '../examples/tools.js';
 import { importMcpServers, McpConfigError, mcpApprovalChannel, McpServerStartError, serveMcpHttp, type McpHttpServer, type McpImport } from '../mcp/index.js';
 import { createRunCodeTool, type RunCodeTool } from '../runtime/index.js';
-import { createToolHost, memoryJsonlSink, type ToolHost } from '../tools/index.js';
+import { createToolHost, defineTool, InvalidOptionError, memoryJsonlSink, type ToolEvent, type ToolHost } from '../tools/index.js';
 import { transpileProject } from './support/transpile-project.js';
 
 type CallResult = { content: { type: string; text?: string }[]; structuredContent?: Record<string, unknown>; isError?: boolean };
@@ -201,10 +201,62 @@ describe('when the SDK client talks to serveMcpHttp', () => {
 });
 
 describe('when serveMcpHttp is set up unsafely', () => {
-  it('refuses to listen off loopback without a token, and approval without sessions', async () => {
+  it('refuses to listen off loopback without a token', async () => {
     const host = createToolHost();
     await expect(serveMcpHttp({ host, hostname: '0.0.0.0' })).rejects.toThrow(/listening on 0\.0\.0\.0 \(not loopback\) needs an authToken/);
-    await expect(serveMcpHttp({ host, approval: mcpApprovalChannel() })).rejects.toThrow(McpConfigError);
+  });
+
+  it('refuses approval with stateful: false, saying why approval needs a session', async () => {
+    const host = createToolHost();
+    const err = await serveMcpHttp({ host, approval: mcpApprovalChannel(), stateful: false }).catch((e: unknown) => e);
+    expect(InvalidOptionError.isInstance(err)).toBe(true);
+    expect(err).toMatchObject({ where: 'serveMcpHttp', option: 'stateful', value: false });
+    expect((err as Error).message).toMatch(/^serveMcpHttp: stateful must be true or left out when approval is given: .*answer comes back as another HTTP request, which must reach the session that asked/);
+  });
+});
+
+describe('when serveMcpHttp is given a bad port, hostname or path', () => {
+  const host = createToolHost();
+  const refusal = (options: Partial<Parameters<typeof serveMcpHttp>[0]>) => serveMcpHttp({ host, ...options }).then((s) => s.close().then(() => 'listened'), (e: unknown) => e);
+
+  it.each([
+    [{ port: -1 }, 'port', /port must be a whole number from 0 to 65535/],
+    [{ port: 65_536 }, 'port', /from 0 to 65535 \(0 picks a free port\), got 65536$/],
+    [{ port: 80.5 }, 'port', /whole number/],
+    [{ port: '8080' as never }, 'port', /got "8080"/],
+    [{ port: Number.NaN }, 'port', /got NaN/],
+    [{ hostname: '' }, 'hostname', /hostname must be an IP address or a host name/],
+    [{ hostname: 'http://127.0.0.1' }, 'hostname', /without a scheme, port or brackets/],
+    [{ hostname: '127.0.0.1:8080' }, 'hostname', /got "127\.0\.0\.1:8080"/],
+    [{ hostname: '[::1]' }, 'hostname', /brackets/],
+    [{ hostname: 'bad_name.example' }, 'hostname', /host name/],
+    [{ path: 'mcp' }, 'path', /path must be a URL path starting with "\/"/],
+    [{ path: '/mcp?x=1' }, 'path', /without a query or fragment/],
+    [{ path: '/mcp#top' }, 'path', /without a query or fragment/],
+    [{ path: '/a/../mcp' }, 'path', /read as "\/mcp", which would never match/],
+    [{ path: '/m cp' }, 'path', /read as "\/m%20cp"/],
+    [{ path: '//mcp' }, 'path', /would never match/],
+  ])('%j is an InvalidOptionError naming %s', async (options, option, message) => {
+    const err = await refusal(options);
+    expect(InvalidOptionError.isInstance(err), String(err)).toBe(true);
+    expect(err).toMatchObject({ where: 'serveMcpHttp', option });
+    expect((err as Error).message).toMatch(message);
+  });
+
+  it('listens on the port given, a host name and a nested path, where the SDK client reaches it', async () => {
+    const port = await freePort();
+    const pingHost = createToolHost();
+    pingHost.register(defineTool({ name: 'ping', description: 'Answers pong.', execute: () => 'pong' }));
+    const served = await serveMcpHttp({ host: pingHost, port, hostname: 'localhost', path: '/v1/mcp', exposeTools: true });
+    const client = new Client({ name: 'good-options', version: '1' });
+    try {
+      expect(served.url).toBe(`http://localhost:${port}/v1/mcp`);
+      await client.connect(new StreamableHTTPClientTransport(new URL(served.url)));
+      expect(await client.callTool({ name: 'ping', arguments: {} })).toMatchObject({ structuredContent: { result: 'pong' } });
+    } finally {
+      await client.close();
+      await served.close();
+    }
   });
 });
 
@@ -224,11 +276,11 @@ describe('when serveMcpHttp sits behind a proxy with a public name', () => {
   });
 });
 
-describe('when approval is asked of an HTTP client through elicitation (stateful)', () => {
-  it('asks the client that made the call, and allows once', async () => {
+describe('when approval is asked of an HTTP client through elicitation', () => {
+  it('keeps sessions for it without being told (stateful is implied), asks the client that made the call, and allows once', async () => {
     const approval = mcpApprovalChannel();
     const host = createHost({ approval });
-    const served = await serveMcpHttp({ host, approval, stateful: true, exposeTools: true });
+    const served = await serveMcpHttp({ host, approval, exposeTools: true });
     const clients = await Promise.all(
       ['asker', 'bystander'].map(async (name) => {
         const asked: string[] = [];
@@ -251,6 +303,40 @@ describe('when approval is asked of an HTTP client through elicitation (stateful
     } finally {
       await Promise.all(clients.map((c) => c.client.close()));
       await served.close();
+    }
+  }, 30_000);
+
+  it('denies the call when the user declines, and a program that made it sees the refusal; the tool never runs', async () => {
+    const approval = mcpApprovalChannel();
+    const events: ToolEvent[] = [];
+    const host = createHost({ approval, onEvent: (e) => events.push(e) });
+    const runCode = createRunCodeTool({ host, isolation: 'isolate' });
+    host.register(runCode);
+    const served = await serveMcpHttp({ host, approval, exposeTools: true });
+    const asked: string[] = [];
+    const client = new Client({ name: 'decliner', version: '1' }, { capabilities: { elicitation: {} } });
+    client.setRequestHandler(ElicitRequestSchema, async (req) => {
+      asked.push((req.params as { message: string }).message);
+      return { action: 'decline' };
+    });
+    try {
+      await client.connect(new StreamableHTTPClientTransport(new URL(served.url)));
+      const direct = (await client.callTool({ name: 'expense_flag', arguments: { expenseId: 'exp-0003', reason: 'declined over http' } })) as CallResult;
+      expect(direct.isError).toBe(true);
+      expect(direct.content[0]!.text).toMatch(/denied/i);
+      const code = 'try { await tools.expense_flag({ expenseId: "exp-0004", reason: "from a program" }); return "flagged"; } catch (e) { return e instanceof ToolCallError ? e.message : "other"; }';
+      const program = (await client.callTool({ name: 'run_code', arguments: { code } })) as CallResult;
+      expect(program.isError, JSON.stringify(program.content)).toBeFalsy();
+      expect(String((program.structuredContent as { result: unknown }).result)).toMatch(/denied/i);
+      expect(asked).toHaveLength(2);
+      expect(asked.every((m) => m.startsWith('Tool call needs approval: expense_flag'))).toBe(true);
+      const flagged = events.filter((e) => e.type === 'tool/result' && e.toolName === 'expense_flag');
+      expect(flagged).toHaveLength(2);
+      expect(flagged.every((e) => e.type === 'tool/result' && e.isError && e.denied?.by === 'approval')).toBe(true);
+    } finally {
+      await client.close();
+      await served.close();
+      await runCode.close();
     }
   }, 30_000);
 });

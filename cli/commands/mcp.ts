@@ -12,7 +12,7 @@
  */
 import type { Writable } from 'node:stream';
 import type { Command } from 'commander';
-import { visibleText } from '../../tools/index.js';
+import { InvalidOptionError, visibleText } from '../../tools/index.js';
 import { CliError, EXIT } from '../errors.js';
 import { buildSessionHost, parseIsolation, parseOsSandbox } from '../session-host.js';
 import { reserveStdout } from '../stdout-guard.js';
@@ -149,12 +149,12 @@ async function serveHttp(flags: ServeFlags, address: { hostname: string; port: n
       port: address.port,
       ...(flags.allowedHost.length > 0 ? { allowedHosts: flags.allowedHost } : {}),
       ...(token ? { authToken: token } : {}),
-      // Elicitation's answer must reach the session that asked: approval needs sessions.
-      ...(approval ? { approval, stateful: true } : {}),
+      // Elicitation's answer must reach the session that asked: approval turns sessions on.
+      ...(approval ? { approval } : {}),
     });
   } catch (err) {
     await session.close();
-    if (McpConfigError.isInstance(err)) throw new CliError((err as Error).message);
+    if (McpConfigError.isInstance(err) || InvalidOptionError.isInstance(err)) throw new CliError((err as Error).message);
     throw err;
   }
   const tools = session.host.tools().length - 1;

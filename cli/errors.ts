@@ -1,4 +1,4 @@
-import { PtcError } from '../tools/index.js';
+import { PtcError, redactSecrets, secretEnvValues } from '../tools/index.js';
 
 /** Documented exit codes of `ptc`. */
 export const EXIT = Object.freeze({ ok: 0, failed: 1, usage: 2 });
@@ -12,4 +12,13 @@ export class CliError extends PtcError {
   ) {
     super(message);
   }
+}
+
+/**
+ * Text someone else wrote (a tools module's error, a stack) as the CLI may print it: what looks
+ * like a credential, and the values of this environment's secret variables (`*_TOKEN`,
+ * `*_API_KEY`, `*_PASSWORD`, …), replaced by `…` (tools/redact-secrets.ts).
+ */
+export function withoutSecrets(text: string): string {
+  return redactSecrets(text, { values: secretEnvValues(process.env) });
 }

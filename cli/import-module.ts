@@ -6,7 +6,7 @@
 import { existsSync, rmSync } from 'node:fs';
 import { basename, dirname, extname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { CliError } from './errors.js';
+import { CliError, withoutSecrets } from './errors.js';
 import { errorText } from '../tools/index.js';
 
 /** Imports the module at `path` (relative to the working directory). Throws {@link CliError}. */
@@ -56,8 +56,15 @@ function displayPath(file: string): string {
   return file.startsWith('..') ? resolve(file) : file;
 }
 
-/** The reason a module did not load: esbuild's first error with where it is, or the error's first line. */
+/**
+ * The reason a module did not load: esbuild's first error with where it is, or the error's first
+ * line; secrets in it hidden (a module's error may quote a token or a password).
+ */
 function describeLoadError(err: unknown): string {
+  return withoutSecrets(loadErrorText(err));
+}
+
+function loadErrorText(err: unknown): string {
   const errors = (err as { errors?: unknown } | null)?.errors;
   if (Array.isArray(errors) && errors.length > 0) {
     const first = errors[0] as EsbuildMessage;

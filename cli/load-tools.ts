@@ -8,7 +8,7 @@
  * Anything else is a one-line error naming the module.
  */
 import { createToolHost, errorText, type Tool, type ToolHost, type ToolHostOptions } from '../tools/index.js';
-import { CliError } from './errors.js';
+import { CliError, withoutSecrets } from './errors.js';
 import { importModule } from './import-module.js';
 
 function isTool(value: unknown): value is Tool {
@@ -63,12 +63,12 @@ async function loadPlugin(path: string, mod: Record<string, unknown>, options: T
   try {
     cordis = await import('../cordis/index.js');
   } catch (err) {
-    throw new CliError(`${path} is a cordis plugin, but cordis could not be loaded (npm i cordis@3): ${errorText(err)}`);
+    throw new CliError(`${path} is a cordis plugin, but cordis could not be loaded (npm i cordis@3): ${withoutSecrets(errorText(err))}`);
   }
   try {
     return (await cordis.loadToolPlugin(mod, { hostOptions: options })).host;
   } catch (err) {
-    if (cordis.ToolPluginError.isInstance(err)) throw new CliError(`${path}: ${err.message}`);
+    if (cordis.ToolPluginError.isInstance(err)) throw new CliError(`${path}: ${withoutSecrets(err.message)}`);
     throw err;
   }
 }
@@ -81,8 +81,9 @@ export async function loadToolsModule(path: string, options: ToolHostOptions = {
   try {
     host = await hostOf(mod, options);
   } catch (err) {
-    // The module's own failure (createHost threw, two tools share a name): one line naming it.
-    const what = err instanceof Error && err.name !== 'Error' ? `${errorText(err.name)}: ${errorText(err)}` : errorText(err);
+    // The module's own failure (createHost threw, two tools share a name): one line naming it,
+    // without the secrets its message may quote.
+    const what = withoutSecrets(err instanceof Error && err.name !== 'Error' ? `${errorText(err.name)}: ${errorText(err)}` : errorText(err));
     throw new CliError(`${path}: ${typeof mod.createHost === 'function' ? 'createHost failed' : 'its tools could not be registered'}: ${what}`);
   }
   if (!host) throw new CliError(`${path} exports no tools (export a tools array, a host, tools made with defineTool, or a cordis plugin with apply(ctx))`);

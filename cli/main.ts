@@ -9,7 +9,7 @@ import { pathToFileURL } from 'node:url';
 import { Command, CommanderError } from 'commander';
 import { commands } from './commands/index.js';
 import { visibleText } from '../tools/index.js';
-import { CliError, EXIT } from './errors.js';
+import { CliError, EXIT, withoutSecrets } from './errors.js';
 import { errorText } from '../tools/index.js';
 
 function packageVersion(): string {
@@ -51,7 +51,8 @@ export async function runCli(argv: readonly string[]): Promise<number> {
       process.stderr.write(`ptc: ${visibleText(err.message, { newlines: 'keep' })}\n`);
       return (err as CliError).exitCode;
     }
-    process.stderr.write(`ptc: ${visibleText(err instanceof Error && typeof err.stack === 'string' ? err.stack : errorText(err), { newlines: 'keep' })}\n`);
+    // Not one of ours: a tools module's code may have thrown it, so its text may quote a secret.
+    process.stderr.write(`ptc: ${visibleText(withoutSecrets(err instanceof Error && typeof err.stack === 'string' ? err.stack : errorText(err)), { newlines: 'keep' })}\n`);
     return EXIT.failed;
   }
 }

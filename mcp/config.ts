@@ -21,7 +21,7 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { McpConfigError } from './errors.js';
-import { redactSecrets, redactUrl } from './redact.js';
+import { redactSecrets, redactUrl } from '../tools/index.js';
 
 /** A stdio MCP server to start: a command, as `--mcp "<command line>"` or an mcp.json `command` entry. */
 export interface McpStdioServerSpec {

@@ -25,9 +25,8 @@ import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/type
 import type { JsonSchemaValidator, jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 import { describeServer, isHttpServerSpec, type McpServerSpec } from './config.js';
 import { McpServerStartError } from './errors.js';
-import { errorText } from '../tools/index.js';
+import { errorText, redactSecrets } from '../tools/index.js';
 import { connectHttp } from './http-client.js';
-import { redactSecrets } from './redact.js';
 import { LineSplitter, MAX_LINE_CHARS, OutputTail } from './server-output.js';
 
 /** A tool as a server lists it. */

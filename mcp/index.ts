@@ -11,7 +11,7 @@ export { McpConfigError, McpMessageTooLargeError, McpServerStartError } from './
 export { boundedFetch, MAX_HTTP_MESSAGE_BYTES } from './http-client.js';
 export { importMcpServers, MAX_MCP_DESCRIPTION_CHARS, MAX_MCP_SERVER_SCHEMA_CHARS, MAX_MCP_TOOL_SCHEMA_CHARS, mcpContentText, mcpToolName } from './import.js';
 export type { ImportMcpOptions, McpImport, SkippedMcpTool } from './import.js';
-export { redactSecrets, redactUrl } from './redact.js';
+export { redactSecrets, redactUrl } from '../tools/index.js';
 export { createMcpServer, MAX_STDIO_MESSAGE_BYTES, mcpApprovalChannel, serveMcpStdio, toMcpResult } from './serve.js';
 export type { McpApprovalChannel, McpServeOptions } from './serve.js';
 export { serveMcpHttp } from './serve-http.js';

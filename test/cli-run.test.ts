@@ -156,6 +156,25 @@ describe('when a tools module of your own is given', () => {
     expect(b.err).toMatch(/^ptc: .*duplicate-tools\.ts: its tools could not be registered: ToolRegistrationError: .*"dupe".*\n$/);
   });
 
+  it('never prints a secret from a module that fails to load: tokens, auth headers, secret assignments, secret env values', async () => {
+    const thrower = script('secret-throws.mjs', "throw new Error('failed with Authorization: Bearer sk-SECRETVAL1234567890abcdef and API_KEY=SECRETVAL2');\n");
+    const a = await captureCli(['run', 'examples/programs/over-budget.ts', '--tools', thrower, ...iso]);
+    expect(a.code).toBe(2);
+    expect(a.err).toBe(`ptc: cannot load ${thrower}: failed with Authorization: … and API_KEY=…\n`);
+    const tsThrower = script('secret-throws.ts', "throw new Error('upstream said: Bearer sk-SECRETVAL999999999999');\nexport const tools = [];\n");
+    const b = await captureCli(['run', 'examples/programs/over-budget.ts', '--tools', tsThrower, ...iso]);
+    expect(b.err).toBe(`ptc: cannot load ${tsThrower}: upstream said: Bearer …\n`);
+    process.env.PTC_CLIVIEW_TEST_PASSWORD = 'correct-horse-battery';
+    try {
+      const host = script('secret-host.mjs', 'export function createHost() { throw new Error(`login refused for ${process.env.PTC_CLIVIEW_TEST_PASSWORD} at db.internal`); }\n');
+      const c = await captureCli(['run', 'examples/programs/over-budget.ts', '--tools', host, ...iso]);
+      expect(c.code).toBe(2);
+      expect(c.err).toBe(`ptc: ${host}: createHost failed: login refused for … at db.internal\n`);
+    } finally {
+      delete process.env.PTC_CLIVIEW_TEST_PASSWORD;
+    }
+  });
+
   it('accepts an async createHost', async () => {
     const mod = script(
       'async-host.ts',

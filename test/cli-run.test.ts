@@ -76,11 +76,33 @@ describe('when the program is wrong', () => {
     expect(r.err).toMatch(new RegExp(`${p.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}:1:\\d+: .*number.*string`));
   });
 
-  it('exits 1 when the program throws, naming the line', async () => {
+  it('exits 1 with one line per syntax error, file:line:col first, saying it is one', async () => {
+    const p = script('syntax.ts', 'const a = 1;\nconst x = ;\nreturn a;\n');
+    const r = await captureCli(['run', p, ...iso]);
+    expect(r.code).toBe(1);
+    expect(r.out).toBe('');
+    expect(r.err).toBe(`ptc: ${p}:2:11: syntax error: Expression expected.\n`);
+  });
+
+  it('says a type error is one, in the same form, the further lines of a message indented', async () => {
+    const p = script('typed.ts', 'const m: string = await tools.team_get({ id: 42 });\nreturn m;\n');
+    const r = await captureCli(['run', p, ...iso]);
+    expect(r.code).toBe(1);
+    expect(r.out).toBe('');
+    const member = `{ id: string; name: string; email: string; team: "platform" | "design" | "sales"; role: "engineer" | "lead" | "designer" | "account-exec" | "manager"; managerId: string | null; location: string; }`;
+    expect(r.err).toBe(
+      `ptc: ${p}:1:7: type error: Type '${member} | null' is not assignable to type 'string'.\n` +
+        `      Type 'null' is not assignable to type 'string'.\n` +
+        `ptc: ${p}:1:42: type error: Type 'number' is not assignable to type 'string'.\n`,
+    );
+  });
+
+  it('exits 1 when the program throws, naming the line, as a ptc: error', async () => {
     const p = script('throws.ts', 'await tools.team_get({ id: "u-100" });\nthrow new Error("nope");\n');
     const r = await captureCli(['run', p, ...iso]);
     expect(r.code).toBe(1);
-    expect(r.err).toMatch(/threw at line 2: .*nope/);
+    expect(r.out).toBe('');
+    expect(r.err).toBe('ptc: "run_code" failed: The program threw at line 2: Error: nope\nTool calls (1): team_get: ok\n');
   });
 });
 

@@ -40,13 +40,21 @@ describe.each(runnerModes())('run_code (%s)', (mode) => {
     it('returns syntax errors at the model’s lines when the type check is off', async () => {
       const { run } = setup({ typecheck: 'off' });
       const r = await run('```ts\nconst a = 1;\nconst b = ;\nreturn a;\n```');
-      expect(r.value).toMatchObject({ rejected: expect.stringContaining('syntax'), diagnostics: [{ line: 3, message: expect.any(String) }] });
+      expect(r.value).toMatchObject({ rejected: expect.stringContaining('syntax'), reason: 'syntax', diagnostics: [{ line: 3, message: expect.any(String) }] });
+    });
+
+    it('names syntax errors as such when the type check finds them, not as type errors', async () => {
+      const { run } = setup();
+      const r = await run('const a = 1;\nconst b = ;\nreturn a;');
+      expect(r.value).toEqual({ rejected: 'The program was not run: fix these syntax errors and call run_code again.', reason: 'syntax', diagnostics: [{ line: 2, column: 11, message: 'Expression expected.' }] });
+      const many = await run(Array.from({ length: 60 }, (_, i) => `const x${i} = ;`).join('\n'));
+      expect(many.value).toMatchObject({ reason: 'syntax', diagnostics: expect.arrayContaining([expect.objectContaining({ message: expect.stringMatching(/^… and \d+ more problems/) })]) });
     });
 
     it('refuses an overlong program before checking or running it', async () => {
       const { run, instrumented } = setup({ typecheck: 'off' });
       const r = await run(`return 1;\n//${'x'.repeat(MAX_PROGRAM_CHARS)}`);
-      expect(r.value).toMatchObject({ rejected: expect.stringContaining('too long'), diagnostics: [{ message: expect.stringContaining(String(MAX_PROGRAM_CHARS)) }] });
+      expect(r.value).toMatchObject({ rejected: expect.stringContaining('too long'), reason: 'too-long', diagnostics: [{ message: expect.stringContaining(String(MAX_PROGRAM_CHARS)) }] });
       expect(instrumented.timeline).toHaveLength(0);
     });
 
@@ -67,7 +75,7 @@ describe.each(runnerModes())('run_code (%s)', (mode) => {
       const { run, instrumented } = setup();
       const r = await run('await tools.echo({ text: 1 });\nreturn 1;');
       expect(r.isError).toBe(false);
-      expect(r.value).toMatchObject({ rejected: expect.stringContaining('not run'), diagnostics: [{ line: 1, message: expect.any(String) }] });
+      expect(r.value).toMatchObject({ rejected: 'The program was not run: fix these type errors and call run_code again.', reason: 'types', diagnostics: [{ line: 1, message: expect.any(String) }] });
       expect(instrumented.timeline).toHaveLength(0);
     });
 

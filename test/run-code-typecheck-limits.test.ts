@@ -38,6 +38,7 @@ describe('the type check of a program is bounded (its types are model input)', (
     const { value: bomb, stallMs } = await longestStall(() => s.run(typeBomb(16)));
     expect(bomb.value).toEqual({
       rejected: 'The program was not run: its type check could not be completed.',
+      reason: 'typecheck-incomplete',
       diagnostics: [{ line: 1, column: 1, message: "The type check did not finish within 300 ms (typecheckLimits.timeMs=300): the program's types are too complex to check; simplify them." }],
     } satisfies RunCodeRejected);
     // On the host's own thread this check ran for many seconds (2^14 leaves: 9 s here) with
@@ -45,6 +46,7 @@ describe('the type check of a program is bounded (its types are model input)', (
     expect(stallMs).toBeLessThan(2_000);
     const bad = await s.run('const n: number = (await tools.echo({ text: "x" })).echoed;\nreturn n;');
     expect((bad.value as unknown as RunCodeRejected).diagnostics[0]?.message).toMatch(/not assignable to type 'number'/);
+    expect((bad.value as unknown as RunCodeRejected).reason).toBe('types');
     expect((await s.value('return (await tools.echo({ text: "next" })).echoed;')).result).toBe('next');
   });
 

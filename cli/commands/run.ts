@@ -7,9 +7,10 @@
 import { readFileSync } from 'node:fs';
 import type { Writable } from 'node:stream';
 import type { Command } from 'commander';
-import type { RunCodeRejected, RunCodeTool, RunCodeValue } from '../../runtime/index.js';
+import type { RunCodeValue } from '../../runtime/index.js';
 import { visibleText } from '../../tools/index.js';
 import { CliError, EXIT } from '../errors.js';
+import { printRun, wholeValue } from '../run-output.js';
 import { buildSessionHost, parseApprove, parseIsolation, parseOsSandbox, type ApproveMode } from '../session-host.js';
 import { progressReporter } from '../progress-line.js';
 import { reserveStdout } from '../stdout-guard.js';
@@ -29,20 +30,6 @@ interface RunFlags {
 
 const collect = (value: string, previous: string[]) => [...previous, value];
 const MAX_SCRIPT_BYTES = 1_000_000;
-
-/** A progress line on stderr (terminals only): calls made, in flight, elapsed. */
-/** The whole value behind a spill handle, when `part` is one this run's tool spilled. */
-function unspill(part: unknown, tool: RunCodeTool): unknown {
-  const handle = (part as { spilled?: { id?: unknown } } | null)?.spilled;
-  if (typeof part !== 'object' || part === null || typeof handle?.id !== 'string' || !('head' in part) || !('tail' in part)) return part;
-  const text = tool.spills.read(handle.id);
-  if (text === undefined) return part;
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return text;
-  }
-}
 
 function readScript(path: string): string {
   let text: string;
@@ -110,23 +97,9 @@ async function runScript(script: string, code: string, flags: RunFlags, out: Wri
     await session.close();
   }
   if (flags.trace) process.stderr.write(`ptc: trace written to ${flags.trace}\n`);
-  if (result.isError) {
-    process.stderr.write(visibleText(result.content.map((b) => (b.type === 'text' ? b.text : `[${b.type}]`)).join('\n'), { newlines: 'keep' }) + '\n');
-    process.exitCode = EXIT.failed;
-    return;
-  }
-  const value = result.value as unknown as RunCodeValue | RunCodeRejected;
-  if ('rejected' in value) {
-    process.stderr.write(`ptc: ${visibleText(value.rejected, { newlines: 'keep' })}\n`);
-    for (const d of value.diagnostics) process.stderr.write(`${script}:${d.line}:${d.column}: ${visibleText(d.message, { newlines: 'keep' })}\n`);
-    process.exitCode = EXIT.failed;
-    return;
-  }
-  for (const d of value.diagnostics ?? []) process.stderr.write(`${script}:${d.line}:${d.column}: warning: ${visibleText(d.message, { newlines: 'keep' })}\n`);
-  // Over maxOutputBytes the model would get a spill handle; a person at a terminal gets it all.
-  const whole = { ...value, result: unspill(value.result, session.runCode), logs: unspill(value.logs, session.runCode) } as RunCodeValue;
-  if (whole.result !== value.result || whole.logs !== value.logs) process.stderr.write('ptc: output was over maxOutputBytes (a model would see a spill handle); printed whole\n');
-  if (Array.isArray(whole.logs)) for (const line of whole.logs) process.stderr.write(`│ ${visibleText(String(line))}\n`);
-  // Escapes that keep the JSON the same JSON: a bidi override in a value is shown as \u202E.
-  out.write(visibleText(JSON.stringify(flags.json ? whole : whole.result, null, 2), { newlines: 'keep' }) + '\n');
+  const call = { script, result, spills: session.runCode.spills };
+  const printed = flags.json && !result.isError && !('rejected' in (result.value as object)) ? { ...printRun(call), stdout: `${visibleText(JSON.stringify(wholeValue(result.value as unknown as RunCodeValue, call.spills), null, 2), { newlines: 'keep' })}\n` } : printRun(call);
+  for (const line of printed.stderr) process.stderr.write(`${line}\n`);
+  if (printed.stdout !== '') out.write(printed.stdout);
+  if (printed.exitCode !== EXIT.ok) process.exitCode = printed.exitCode;
 }

@@ -134,7 +134,13 @@ export interface RunCodeValue {
 
 /** The value when the program was rejected before it ran. */
 export interface RunCodeRejected {
+  /** What the model reads: why the program was not run and what to do. */
   readonly rejected: string;
+  /**
+   * Why, as a code: `'syntax'` it does not parse, `'types'` the type check found errors,
+   * `'too-long'` over `MAX_PROGRAM_CHARS`, `'typecheck-incomplete'` the check hit its limits or failed.
+   */
+  readonly reason: 'syntax' | 'types' | 'too-long' | 'typecheck-incomplete';
   readonly diagnostics: ProgramDiagnostic[];
 }
 

@@ -44,7 +44,7 @@ export interface NormalizedCode {
 /** Phase 1: refuses an over-long program and unwraps the body. */
 export function normalize(code: string): NormalizedCode | RunCodeRejected {
   if (code.length > MAX_PROGRAM_CHARS) {
-    return { rejected: 'The program was not run: it is too long.', diagnostics: [{ line: 1, column: 1, message: `The program has ${code.length} characters; at most ${MAX_PROGRAM_CHARS} are accepted.` }] };
+    return { rejected: 'The program was not run: it is too long.', reason: 'too-long', diagnostics: [{ line: 1, column: 1, message: `The program has ${code.length} characters; at most ${MAX_PROGRAM_CHARS} are accepted.` }] };
   }
   const { body, lineOffset } = normalizeProgram(code);
   return { code, body, lineOffset };
@@ -71,12 +71,27 @@ export async function typecheck(program: NormalizedCode, types: GeneratedToolTyp
   if (!checked.ok) {
     const over = checked.limit === undefined ? '' : ` (${limitText(`typecheckLimits.${checked.limit}`, settings.limits[checked.limit])})`;
     const message = `The type check ${checked.reason}${over}${checked.limit === undefined ? '' : ": the program's types are too complex to check; simplify them"}.`;
-    if (settings.mode === 'reject') return { rejected: 'The program was not run: its type check could not be completed.', diagnostics: [{ line: 1, column: 1, message }] };
+    if (settings.mode === 'reject') return { rejected: 'The program was not run: its type check could not be completed.', reason: 'typecheck-incomplete', diagnostics: [{ line: 1, column: 1, message }] };
     return { diagnostics: [{ line: 1, column: 1, message: `${message} The program ran unchecked.` }], ms };
   }
   const problems = checked.result.diagnostics.map(({ line, column, message }) => ({ line, column, message }));
-  if (!checked.result.ok && settings.mode === 'reject') return { rejected: 'The program was not run: fix these type errors and call run_code again.', diagnostics: problems };
+  if (!checked.result.ok && settings.mode === 'reject') {
+    // A program that does not parse has no types to speak of: say what it is. (Code 0 is a check
+    // of our own or the "… and N more" line: it says nothing either way.)
+    const coded = checked.result.diagnostics.filter((d) => d.category === 'error' && d.code !== 0);
+    const syntax = coded.length > 0 && coded.every((d) => isSyntaxError(d.code));
+    if (syntax) return { rejected: 'The program was not run: fix these syntax errors and call run_code again.', reason: 'syntax', diagnostics: problems };
+    return { rejected: 'The program was not run: fix these type errors and call run_code again.', reason: 'types', diagnostics: problems };
+  }
   return { diagnostics: problems.length > 0 ? problems : undefined, ms };
+}
+
+/**
+ * TypeScript numbers its syntax and grammar errors 1000-1999 (`TS1109: Expression expected`);
+ * the checker reports only those when a program does not parse.
+ */
+function isSyntaxError(code: number): boolean {
+  return code >= 1000 && code < 2000;
 }
 
 /** A program ready to run. */
@@ -96,6 +111,7 @@ export function transpile(program: NormalizedCode): Transpiled | RunCodeRejected
   if (!transpiled.ok) {
     return {
       rejected: 'The program was not run: it has syntax errors.',
+      reason: 'syntax',
       diagnostics: transpiled.errors.map((e) => ({ line: e.line + program.lineOffset, column: e.column, message: e.message })),
     };
   }

@@ -33,18 +33,29 @@ describe('when ptc runs as a process', () => {
     expect(verify.out).toMatch(/^ok: /);
   });
 
-  it('exits 1 when the program fails and 2 on a usage error, with stdout empty', () => {
+  it('exits 1 when the program fails and 2 on a usage error, stdout empty but for --json and --model-view', () => {
     const bad = join(dir, 'bad.ts');
     writeFileSync(bad, 'return tools.nope({});\n');
     const failed = ptc('run', bad);
     expect(failed.code).toBe(1);
     expect(failed.out).toBe('');
     expect(failed.err).toMatch(/bad\.ts:1:\d+: /);
+    const json = ptc('run', bad, '--json');
+    expect(json.code).toBe(1);
+    expect(JSON.parse(json.out)).toEqual({
+      rejected: 'The program was not run: fix these type errors and call run_code again.',
+      reason: 'types',
+      diagnostics: [{ line: 1, column: 14, message: "Property 'nope' does not exist on type 'Tools'. Available tools: budget_get, docs_read, docs_search, expense_flag, expenses_list, team_get, team_list." }],
+    });
+    const throws = join(dir, 'throws.ts');
+    writeFileSync(throws, 'throw new Error("nope");\n');
+    const view = ptc('run', throws, '--model-view');
+    expect(view).toEqual({ code: 1, out: '"run_code" failed: The program threw at line 1: Error: nope\n', err: '' });
     const usage = ptc('run');
     expect(usage.code).toBe(2);
     expect(usage.err).toMatch(/missing required argument 'script'/);
     expect(ptc('frobnicate').code).toBe(2);
-  });
+  }, 120_000);
 
   it.runIf(process.platform === 'linux')('runs the compiled worker under the OS sandbox with --os-sandbox require, and refuses when bubblewrap is missing', () => {
     const r = ptc('run', 'examples/programs/manager-lookup.ts', '--json', '--os-sandbox', 'require');

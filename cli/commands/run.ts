@@ -1,16 +1,16 @@
 /**
  * `ptc run <script.ts>`: runs a program through run_code exactly as a model's call would go
  * (same normalization, type check, isolate, bridge, policy and events). stdout gets the
- * program's result as JSON (or, with `--json`, run_code's whole value); its console output,
- * diagnostics and progress go to stderr.
+ * program's result as JSON, or with `--json` run_code's whole value or the failure as JSON, or
+ * with `--model-view` exactly what a model reads of the call; console output, diagnostics and
+ * progress go to stderr (cli/run-output.ts says what goes where).
  */
 import { readFileSync } from 'node:fs';
 import type { Writable } from 'node:stream';
 import type { Command } from 'commander';
-import type { RunCodeValue } from '../../runtime/index.js';
-import { visibleText } from '../../tools/index.js';
+import type { PtcRunEndEvent } from '../../tools/index.js';
 import { CliError, EXIT } from '../errors.js';
-import { printRun, wholeValue } from '../run-output.js';
+import { printRun } from '../run-output.js';
 import { buildSessionHost, parseApprove, parseIsolation, parseOsSandbox, type ApproveMode } from '../session-host.js';
 import { progressReporter } from '../progress-line.js';
 import { reserveStdout } from '../stdout-guard.js';
@@ -24,12 +24,15 @@ interface RunFlags {
   mcp: string[];
   mcpConfig: string[];
   json?: boolean;
+  modelView?: boolean;
   progress?: boolean;
   mcpVerbose?: boolean;
 }
 
 const collect = (value: string, previous: string[]) => [...previous, value];
 const MAX_SCRIPT_BYTES = 1_000_000;
+/** The id of the one run_code call (the trace's root). */
+const RUN_CALL_ID = 'run-1';
 
 function readScript(path: string): string {
   let text: string;
@@ -56,11 +59,12 @@ export function registerRun(program: Command): void {
     .option('--mcp-config <mcp.json>', 'import the servers of an mcp.json ({ "mcpServers": { name: { command, args, env } | { url, headers } } }); repeatable', collect, [])
     .option('--mcp-verbose', "show the MCP servers' stderr and log messages on stderr (escaped, lines cut at 4,000 characters)")
     .option('--os-sandbox <mode>', 'bubblewrap around sandbox processes (Linux): auto (where it works, else without and a warning), require (refuse to run without it), off', parseOsSandbox, 'auto')
-    .option('--json', "print run_code's whole value (result, logs, calls, stats) instead of the result")
+    .option('--json', "print run_code's whole value (result, logs, calls, stats) instead of the result, or the rejection or failure as JSON")
+    .option('--model-view', 'print exactly what a model reads of this run_code call (with --json: its content blocks)')
     .option('--no-progress', 'no progress line on stderr')
     .addHelpText(
       'after',
-      '\nExit codes: 0 the program ran and returned, 1 it was rejected, threw or hit a limit, 2 usage or input error.\n' +
+      '\nExit codes: 0 the program ran and returned, 1 it was rejected, threw, hit a limit or was denied, 2 usage or input error.\n' +
         'Example: ptc run examples/programs/over-budget.ts --trace run.jsonl && ptc trace show run.jsonl',
     )
     .action(async (script: string, flags: RunFlags) => {
@@ -89,16 +93,20 @@ async function runScript(script: string, code: string, flags: RunFlags, out: Wri
     },
     { onEvent: progress.onEvent, verbose: flags.mcpVerbose === true },
   );
+  // How the run ended (thrown, limit and which): --json says so beside the error.
+  let end: PtcRunEndEvent | undefined;
+  session.host.onEvent((e) => {
+    if (e.type === 'ptc/run-end' && e.callId === RUN_CALL_ID) end = e;
+  });
   let result;
   try {
-    result = await session.host.call({ id: 'run-1', name: session.runCode.name, args: { code } }, { agent: { id: 'cli', name: 'ptc run' } });
+    result = await session.host.call({ id: RUN_CALL_ID, name: session.runCode.name, args: { code } }, { agent: { id: 'cli', name: 'ptc run' } });
   } finally {
     progress.stop();
     await session.close();
   }
   if (flags.trace) process.stderr.write(`ptc: trace written to ${flags.trace}\n`);
-  const call = { script, result, spills: session.runCode.spills };
-  const printed = flags.json && !result.isError && !('rejected' in (result.value as object)) ? { ...printRun(call), stdout: `${visibleText(JSON.stringify(wholeValue(result.value as unknown as RunCodeValue, call.spills), null, 2), { newlines: 'keep' })}\n` } : printRun(call);
+  const printed = printRun({ script, result, spills: session.runCode.spills, ...(end ? { end } : {}) }, { json: flags.json === true, modelView: flags.modelView === true });
   for (const line of printed.stderr) process.stderr.write(`${line}\n`);
   if (printed.stdout !== '') out.write(printed.stdout);
   if (printed.exitCode !== EXIT.ok) process.exitCode = printed.exitCode;

@@ -82,7 +82,7 @@ export function createRunCodeTool(options: RunCodeOptions = {}): RunCodeTool {
     if (isRejected(normalized)) return normalized;
     const checked = await typecheck(normalized, types, { mode: typecheckMode, limits: typecheckLimits });
     if (isRejected(checked)) return checked;
-    const program = transpile(normalized);
+    const program = await transpile(normalized);
     if (isRejected(program)) return program;
     const runner = await activeRunner();
     const finished = await run({ runner, program, exec, limits, toolNames: types.toolNames });

@@ -103,11 +103,14 @@ export interface Transpiled {
   readonly ms: number;
 }
 
-/** Phase 3: TypeScript to JavaScript, with the map from its lines back to the model's. */
-export function transpile(program: NormalizedCode): Transpiled | RunCodeRejected {
+/** Phase 3: TypeScript to JavaScript, with the map from its lines back to the model's (esbuild's work is off this thread). */
+export async function transpile(program: NormalizedCode): Promise<Transpiled | RunCodeRejected> {
   const t0 = performance.now();
-  const transpiled = transpileProgram(program.body);
+  const transpiled = await transpileProgram(program.body);
   const ms = performance.now() - t0;
+  if (!transpiled.ok && transpiled.kind === 'limit') {
+    return { rejected: 'The program was not run: it is too deeply nested to compile.', diagnostics: [{ line: (transpiled.line ?? 1) + program.lineOffset, column: 1, message: transpiled.message }] };
+  }
   if (!transpiled.ok) {
     return {
       rejected: 'The program was not run: it has syntax errors.',

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { sourceLineByGeneratedLine, transpileProgram } from './transpile.js';
 
 describe('when a program is transpiled', () => {
-  it('strips types and maps every output line back to the line the model wrote', () => {
+  it('strips types and maps every output line back to the line the model wrote', async () => {
     const body = [
       'interface Row { id: number }', // 1 (vanishes)
       'type Id = number;', // 2 (vanishes)
@@ -13,7 +13,7 @@ describe('when a program is transpiled', () => {
       '}', // 7
       'return ids;', // 8
     ].join('\n');
-    const out = transpileProgram(body);
+    const out = await transpileProgram(body);
     expect(out.ok).toBe(true);
     if (!out.ok) return;
     const lines = out.program.js.split('\n');
@@ -24,13 +24,13 @@ describe('when a program is transpiled', () => {
     expect(out.program.js).not.toMatch(/interface|: Row|Id =/);
   });
 
-  it('returns syntax errors at body lines instead of throwing', () => {
-    const out = transpileProgram('const a = 1;\nconst b = ;\nreturn a;');
-    expect(out).toMatchObject({ ok: false, errors: [{ line: 2, message: expect.any(String) }] });
+  it('returns syntax errors at body lines instead of throwing', async () => {
+    const out = await transpileProgram('const a = 1;\nconst b = ;\nreturn a;');
+    expect(out).toMatchObject({ ok: false, kind: 'syntax', errors: [{ line: 2, message: expect.any(String) }] });
   });
 
-  it('leaves a body that closes the wrapper unparseable as a function body (the guest compiles it alone)', () => {
-    const out = transpileProgram('return 1;\n}\nfunction evil() {');
+  it('leaves a body that closes the wrapper unparseable as a function body (the guest compiles it alone)', async () => {
+    const out = await transpileProgram('return 1;\n}\nfunction evil() {');
     if (!out.ok) return; // refusing it here is fine too
     const AsyncFunction = (async () => {}).constructor as new (body: string) => unknown;
     expect(() => new AsyncFunction(out.program.js)).toThrow(SyntaxError);

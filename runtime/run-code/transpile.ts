@@ -1,13 +1,30 @@
 /**
- * TypeScript -> JavaScript for one program, with esbuild's `transformSync` (about 1 ms warm,
- * against 5-10 ms for `ts.transpileModule`). esbuild reprints the code (type-only lines vanish,
- * statements may move), so it is not line-preserving by itself: a source map maps each line of
- * the output back to the program's line, so a runtime error points at the line the model wrote.
- * Only types are stripped; nothing is down-levelled (the isolate runs ES2022+).
+ * TypeScript -> JavaScript for one program, with esbuild (about 1 ms warm, against 5-10 ms for
+ * `ts.transpileModule`). esbuild reprints the code (type-only lines vanish, statements may move),
+ * so it is not line-preserving by itself: a source map maps each line of the output back to the
+ * program's line, so a runtime error points at the line the model wrote. Only types are stripped;
+ * nothing is down-levelled (the isolate runs ES2022+).
+ *
+ * The program is model input, and esbuild's work on it is not linear: it indents each nesting
+ * level, so 8 KB of nested blocks printed 32 MB and held the host's thread for 2.6 s, and nested
+ * `for (const x of y)` heads cost it seconds per kilobyte. So the transform is asynchronous (it
+ * runs in esbuild's own process, never on the host's thread), bounded in time (after
+ * {@link TRANSPILE_TIME_MS} the service is stopped and the program refused) and in output
+ * ({@link MAX_COMPILED_CHARS}), and a bracket depth over {@link MAX_PROGRAM_NESTING} is refused
+ * before esbuild sees it (program-nesting.ts).
  */
-import { transformSync, type Message } from 'esbuild';
+import { stop, transform, type Message, type TransformOptions, type TransformResult } from 'esbuild';
+import { measureNesting } from './program-nesting.js';
 
 const WRAPPER_HEAD = 'async function __ptc_program__() {';
+const OPTIONS: TransformOptions = { loader: 'ts', target: 'es2022', sourcemap: 'external', sourcefile: 'program.ts', logLevel: 'silent' };
+
+/** Deepest bracket nesting accepted (`{`, `(`, `[`, `${`), counted as program-nesting.ts does. */
+export const MAX_PROGRAM_NESTING = 100;
+/** Longest compiled program accepted, in characters (ten times the longest program). */
+export const MAX_COMPILED_CHARS = 2_000_000;
+/** How long esbuild may take for one program, in ms (a warm transform takes about 1 ms). */
+export const TRANSPILE_TIME_MS = 5_000;
 
 /** A transpiled program body. */
 export interface TranspiledProgram {
@@ -24,13 +41,72 @@ export interface TranspileError {
   readonly message: string;
 }
 
-/** Transpiles an async function body. Returns errors (body lines) instead of throwing for bad syntax. */
-export function transpileProgram(body: string): { ok: true; program: TranspiledProgram } | { ok: false; errors: TranspileError[] } {
+/** What {@link transpileProgram} gives: the program, its syntax errors, or the bound it passed. */
+export type TranspileOutcome =
+  | { readonly ok: true; readonly program: TranspiledProgram }
+  | { readonly ok: false; readonly kind: 'syntax'; readonly errors: TranspileError[] }
+  | { readonly ok: false; readonly kind: 'limit'; readonly message: string; /** Body line the limit was passed at, when one is known. */ readonly line?: number };
+
+// Transforms waiting on esbuild's service; told when a timeout stops it under them.
+const onServiceStop = new Set<() => void>();
+
+/** Stops esbuild's service (its work on a program that ran out of time); the next transform starts a new one. */
+function stopService(): void {
+  for (const notify of [...onServiceStop]) notify();
+  void stop();
+}
+
+/** One transform within TRANSPILE_TIME_MS; a transform the service was stopped under is tried once more. */
+async function transformWithin(source: string): Promise<TransformResult | 'timeout'> {
+  for (let attempt = 0; ; attempt++) {
+    let timer: NodeJS.Timeout | undefined;
+    let notify: (() => void) | undefined;
+    const outcome = await Promise.race([
+      transform(source, OPTIONS).then((result) => ({ result }), (error: unknown) => ({ error })),
+      new Promise<'timeout'>((resolve) => {
+        timer = setTimeout(() => resolve('timeout'), TRANSPILE_TIME_MS);
+        timer.unref?.();
+      }),
+      new Promise<'stopped'>((resolve) => {
+        notify = () => resolve('stopped');
+        onServiceStop.add(notify);
+      }),
+    ]).finally(() => {
+      clearTimeout(timer);
+      onServiceStop.delete(notify!);
+    });
+    if (outcome === 'timeout') {
+      stopService();
+      return 'timeout';
+    }
+    if (outcome === 'stopped') {
+      if (attempt === 0) continue;
+      return 'timeout';
+    }
+    if ('error' in outcome) throw outcome.error;
+    return outcome.result;
+  }
+}
+
+/** Transpiles an async function body. Resolves to errors (body lines) instead of throwing for bad syntax. */
+export async function transpileProgram(body: string): Promise<TranspileOutcome> {
+  const nesting = measureNesting(body);
+  if (nesting.depth > MAX_PROGRAM_NESTING) {
+    return {
+      ok: false,
+      kind: 'limit',
+      line: nesting.line,
+      message: `The program nests ${nesting.depth} levels of brackets deep here; at most ${MAX_PROGRAM_NESTING} are accepted. Flatten it (a helper function, an early return or continue).`,
+    };
+  }
   const source = `${WRAPPER_HEAD}\n${body}\n}`;
   let code: string;
   let map: string;
   try {
-    const out = transformSync(source, { loader: 'ts', target: 'es2022', sourcemap: 'external', sourcefile: 'program.ts', logLevel: 'silent' });
+    const out = await transformWithin(source);
+    if (out === 'timeout') {
+      return { ok: false, kind: 'limit', message: `Compiling the program took longer than ${TRANSPILE_TIME_MS} ms and was stopped; simplify its nesting (deeply nested statements and loops are slow to compile).` };
+    }
     code = out.code;
     map = out.map;
   } catch (err) {
@@ -38,7 +114,15 @@ export function transpileProgram(body: string): { ok: true; program: TranspiledP
     if (!Array.isArray(errors) || errors.length === 0) throw err;
     return {
       ok: false,
+      kind: 'syntax',
       errors: errors.map((e) => ({ line: Math.max(1, (e.location?.line ?? 2) - 1), column: (e.location?.column ?? 0) + 1, message: e.text })),
+    };
+  }
+  if (code.length > MAX_COMPILED_CHARS) {
+    return {
+      ok: false,
+      kind: 'limit',
+      message: `Compiled, the program is ${code.length} characters; at most ${MAX_COMPILED_CHARS} are accepted. Each level of nesting is indented, so deeply nested code grows: flatten it (helper functions, early returns).`,
     };
   }
   const lines = code.split('\n');
@@ -46,7 +130,7 @@ export function transpileProgram(body: string): { ok: true; program: TranspiledP
   // A body that closes the wrapper's brace early still comes out as one text here; the guest
   // compiles `js` on its own with the AsyncFunction constructor, where it is a syntax error.
   if (lines[0] !== WRAPPER_HEAD || lines[lines.length - 1] !== '}') {
-    return { ok: false, errors: [{ line: 1, column: 1, message: 'The program must be the body of one async function (it closes a brace it did not open).' }] };
+    return { ok: false, kind: 'syntax', errors: [{ line: 1, column: 1, message: 'The program must be the body of one async function (it closes a brace it did not open).' }] };
   }
   const js = lines.slice(1, -1).join('\n');
   const sourceLines = sourceLineByGeneratedLine(JSON.parse(map).mappings as string);

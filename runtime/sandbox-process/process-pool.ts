@@ -3,6 +3,12 @@
  * to `maxProcesses`, or waits its turn), and gives it back when its run ended cleanly; a process
  * that passed a limit, crashed, misbehaved or served `maxRunsPerProcess` runs is killed instead,
  * and the pool starts a replacement in the background so the next run finds a warm one.
+ *
+ * A process that kept memory from its runs is not handed out either: the allocator keeps much
+ * of what a heavy run freed (64 parallel 1 MB echoes left a worker at 166 MB, from 48 MB), and
+ * the next run's `rssMb` counts the whole process, so the same program passed and failed on
+ * alternate runs. A run takes a process only while it holds at most `maxGrowthMb` more than
+ * it did when it started; one grown past that is replaced.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -39,6 +45,7 @@ export interface ProcessEvent {
 }
 
 interface Waiter {
+  readonly maxGrowthMb: number;
   readonly resolve: (process: SandboxProcess) => void;
   readonly reject: (err: unknown) => void;
 }
@@ -65,11 +72,15 @@ export class ProcessPool {
     return this.alive.size;
   }
 
-  /** An idle process, a new one, or the next one released. Rejects when the pool is closed or a start fails. */
-  async acquire(signal: AbortSignal): Promise<SandboxProcess> {
+  /**
+   * An idle process, a new one, or the next one released, holding at most `maxGrowthMb` more
+   * resident memory than when it started (see the file note). Rejects when the pool is closed or
+   * a start fails.
+   */
+  async acquire(signal: AbortSignal, maxGrowthMb = Number.POSITIVE_INFINITY): Promise<SandboxProcess> {
     if (this.closed) throw new Error('the process runner is closed');
     let process: SandboxProcess | undefined;
-    while ((process = this.idle.shift()) !== undefined && process.dead);
+    while ((process = this.idle.shift()) !== undefined && (process.dead || this.retireIfGrown(process, maxGrowthMb)));
     if (process !== undefined) {
       process.setBusy(true);
       this.refill();
@@ -82,6 +93,7 @@ export class ProcessPool {
     }
     return new Promise((resolve, reject) => {
       const waiter: Waiter = {
+        maxGrowthMb,
         resolve: (p) => {
           signal.removeEventListener('abort', onAbort);
           resolve(p);
@@ -106,13 +118,25 @@ export class ProcessPool {
       return;
     }
     process.onRunExit = undefined;
-    const waiter = this.waiters.shift();
-    if (waiter !== undefined) waiter.resolve(process);
-    else {
+    const waiter = this.waiters[0];
+    if (waiter !== undefined) {
+      // Killed, it is replaced (onExit refills), and the replacement comes back here for the waiter.
+      if (this.retireIfGrown(process, waiter.maxGrowthMb)) return;
+      this.waiters.shift();
+      waiter.resolve(process);
+    } else {
       process.setBusy(false);
       process.noteIdle();
       this.idle.push(process);
     }
+  }
+
+  /** Kills a process that holds more than `maxGrowthMb` over its start; true if it did. */
+  private retireIfGrown(process: SandboxProcess, maxGrowthMb: number): boolean {
+    const grown = process.grownMb();
+    if (grown <= maxGrowthMb) return false;
+    process.kill(`it kept ${Math.round(grown)} MB of resident memory from its runs`);
+    return true;
   }
 
   /** Resolves once `size` processes are idle (warm-up and benchmarks). */

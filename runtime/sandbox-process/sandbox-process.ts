@@ -58,6 +58,8 @@ export class SandboxProcess {
   onRunExit: ((exit: SandboxExit) => void) | undefined;
   /** Runs started in this process. */
   runs = 0;
+  /** Resident memory (MB) when the process said `ready`: what a fresh process holds. */
+  startRssMb: number | undefined;
   private exited: SandboxExit | undefined;
   private killedFor: string | undefined;
   private stderrTail = '';
@@ -222,6 +224,7 @@ export class SandboxProcess {
             throw new Error('the sandboxed worker was not found under bubblewrap\'s init');
           }
         }
+        sandbox.startRssMb = sandbox.rssMb();
         return sandbox;
       },
       (err: unknown) => {
@@ -310,6 +313,12 @@ export class SandboxProcess {
     } catch {
       return undefined;
     }
+  }
+
+  /** How much more resident memory (MB) the process holds than when it started; 0 where /proc is not available. */
+  grownMb(): number {
+    const now = this.rssMb();
+    return now === undefined || this.startRssMb === undefined ? 0 : now - this.startRssMb;
   }
 
   /** User + system CPU time in ms from /proc, or undefined. */

@@ -1,0 +1,38 @@
+/**
+ * A sandbox process keeps much of the memory a heavy run freed (the allocator holds on to it),
+ * and `rssMb` reads the whole process: before this was handled, the same program passed and
+ * failed rssMb=256 on alternate runs, each failing run charged with what the one before left.
+ * A run gets a process holding at most a quarter of its `rssMb` more than a fresh one.
+ */
+import { afterAll, describe, expect, it } from 'vitest';
+import { createProcessRunner, type ProcessEvent, type ProcessRunOutcome } from '../runtime/sandbox-process/index.js';
+import type { RunOutcome } from '../runtime/program-runner.js';
+import { runProgram } from './isolate-harness.js';
+
+/** The sandboxed worker a run ran in (the process runner adds it to every outcome). */
+const pidOf = (outcome: RunOutcome) => (outcome as ProcessRunOutcome).pid;
+
+describe('when a run leaves memory in its sandbox process', () => {
+  const events: ProcessEvent[] = [];
+  const runner = createProcessRunner({ poolSize: 1, maxProcesses: 1, onProcessEvent: (e) => events.push(e) });
+  afterAll(() => runner.close());
+  const limits = { rssMb: 256, maxArgBytes: 2 << 20, maxResultBytes: 1 << 20, cpuMs: 20_000, wallMs: 60_000 };
+
+  it('reuses a process that holds little more than when it started', async () => {
+    const first = await runProgram(runner, 'return (await tools.echo({ n: 1 })).n;', { limits });
+    const second = await runProgram(runner, 'return (await tools.echo({ n: 2 })).n;', { limits });
+    expect([first.value, second.value]).toEqual([1, 2]);
+    expect(pidOf(first.outcome)).toBeDefined();
+    expect(pidOf(second.outcome)).toBe(pidOf(first.outcome));
+  });
+
+  it('gives the next run a fresh process, not one holding what the heavy run left', async () => {
+    // 64 echoes of 1 MB at once: their copies in the worker's own heap outlive the run.
+    const heavy = await runProgram(runner, "const s = 'z'.repeat(1_000_000); const rs = await Promise.all(Array.from({ length: 64 }, () => tools.echo({ s }))); return rs.length;", { limits });
+    expect(heavy.value).toBe(64);
+    const next = await runProgram(runner, 'return 1;', { limits });
+    expect(next.value).toBe(1);
+    expect(pidOf(next.outcome)).not.toBe(pidOf(heavy.outcome));
+    expect(events).toContainEqual(expect.objectContaining({ kind: 'exited', pid: pidOf(heavy.outcome), detail: expect.stringMatching(/^it kept \d+ MB of resident memory from its runs$/) }));
+  });
+});

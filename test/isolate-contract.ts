@@ -233,6 +233,25 @@ export function describeRunnerContract(label: string, makeRunner: () => ProgramR
         expect(v.exposed).toEqual([]);
       });
 
+      it('shows a `then` getter on Object.prototype, read as a result is delivered, no guest object as a receiver', async () => {
+        const { value } = await runProgram(runner, `
+          const seen = [];
+          Error.prepareStackTrace = (err, frames) => {
+            for (const f of frames) if (!String(f.getScriptNameOrSourceURL()).includes('ptc-program')) seen.push({ self: f.getThis(), fn: f.getFunction() });
+            return 'hooked';
+          };
+          Object.defineProperty(Object.prototype, 'then', { configurable: true, get() { new Error().stack; return undefined; } });
+          const r = await tools.echo({ a: 1 });
+          delete Object.prototype.then;
+          Error.prepareStackTrace = undefined;
+          const receivers = seen.filter((f) => f.self !== undefined).map((f) => Reflect.ownKeys(Object(f.self)).map(String).join(','));
+          return { a: r.a, frames: seen.length, receivers };`);
+        const v = value as { a: number; frames: number; receivers: string[] };
+        expect(v.a).toBe(1);
+        expect(v.frames).toBeGreaterThan(0);
+        expect(v.receivers).toEqual([]);
+      });
+
       it('keeps working when the program monkey-patches JSON, Object, Array, Promise and Reflect', async () => {
         const { value, record } = await runProgram(runner, `
           for (const k of ['reference', 'copy', 'externalCopy', 'promise', 'result', 'arguments', 'timeout', 'release', 'transferIn']) {

@@ -114,17 +114,19 @@ const deliverOne = (/** @param {number} id @param {number} ok @param {string} js
     let value;
     try { value = JSONParse(jsonOrToolName); } catch {
       ReflectApply(PromiseThen, call.promise, [undefined, ignore]);
-      call.reject(new ToolCallError(call.name, 'The result of tools.' + call.name + ' was not valid JSON.'));
+      ReflectApply(call.reject, undefined, [new ToolCallError(call.name, 'The result of tools.' + call.name + ' was not valid JSON.')]);
       return;
     }
-    call.resolve(value);
+    // Resolving with an object reads its `then`, which may be a getter of the program's: called
+    // as a method, the settler's frame would show the program this PendingCall as its receiver.
+    ReflectApply(call.resolve, undefined, [value]);
   } else {
     const failure = new ToolCallError(jsonOrToolName, message);
     ReflectApply(WeakMapSet, callSites, [failure, call.site]);
     // A failed call the program never awaits is in the run's call list, not an unhandled
     // rejection (isolated-vm would rethrow that out of the slice).
     ReflectApply(PromiseThen, call.promise, [undefined, ignore]);
-    call.reject(failure);
+    ReflectApply(call.reject, undefined, [failure]);
   }
 });
 const deliver = (/** @param {import('./protocol.js').OutcomeBatch} items */ function deliver(items) {

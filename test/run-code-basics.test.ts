@@ -138,7 +138,10 @@ describe('when a runner does not stop after its run is aborted', () => {
     host.register(createRunCodeTool({ runner: stuck, name: 'run_stuck', typecheck: 'off', limits: { wallMs: 50 } }));
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
     try {
+      // The run's clock starts with the run, after the program is compiled (in esbuild's process).
+      const started = new Promise<void>((resolve) => host.onEvent((e) => e.type === 'ptc/run-start' && resolve()));
       const pending = host.call({ id: 's1', name: 'run_stuck', args: { code: 'return 1;' } });
+      await started;
       await vi.advanceTimersByTimeAsync(10_000);
       const r = await pending;
       expect(r.isError).toBe(true);

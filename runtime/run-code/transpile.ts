@@ -13,6 +13,9 @@
  * ({@link MAX_COMPILED_CHARS}), and a bracket depth over {@link MAX_PROGRAM_NESTING} is refused
  * before esbuild sees it (program-nesting.ts).
  */
+// Real timers, taken from node:timers rather than the globals: the bound is on esbuild's own time,
+// not the run's clock, which tests fake.
+import { clearTimeout, setTimeout } from 'node:timers';
 import { stop, transform, type Message, type TransformOptions, type TransformResult } from 'esbuild';
 import { measureNesting } from './program-nesting.js';
 

@@ -84,6 +84,7 @@ input.on('data', (chunk) => {
     else if (mode === 'foreign') { frame({ t: 'calls', runId: id + 1000, items: [1, 'echo', '{}'] }); done({ ok: true, resultJson: '1' }); }
     else if (mode === 'replay') { frame({ t: 'calls', runId: id, items: [1, 'echo', '{"n":1}'] }); frame({ t: 'calls', runId: id, items: [1, 'echo', '{"n":2}'] }); }
     else if (mode === 'bad-outcome') done({ ok: true, resultJson: 42 });
+    else if (mode === 'deep-result') done({ ok: true, resultJson: '['.repeat(600) + ']'.repeat(600) });
     else if (mode === 'lying-limit') done({ ok: false, failure: { kind: 'limit', limit: 'cpuMs', value: 999999, message: 'x' } });
     else if (mode === 'exit') process.exit(3);
     else if (mode === 'ignore-abort') { /* never answers */ }
@@ -183,6 +184,8 @@ describe('when a sandbox process is compromised', () => {
 
   it('rejects an outcome of the wrong shape, and uses its own value for a limit', async () => {
     expect(failureOf((await run('bad-outcome')).outcome)).toMatchObject({ kind: 'crash' });
+    // Deeper than the guest ever converts a result (512): refused before it is parsed.
+    expect(failureOf((await run('deep-result')).outcome)).toMatchObject({ kind: 'crash', message: expect.stringMatching(/malformed message/) });
     expect(failureOf((await run('lying-limit')).outcome)).toMatchObject({ kind: 'limit', limit: 'cpuMs', value: 300 });
   });
 

@@ -27,6 +27,7 @@ describe('when a program nests deeply', () => {
     const r = await run(`const a = 1;\n${'{'.repeat(depth)}${'}'.repeat(depth)}\nreturn 1;`);
     expect(r.value).toMatchObject({
       rejected: 'The program was not run: it is too deeply nested to compile.',
+      reason: 'too-complex',
       diagnostics: [{ line: 2, message: expect.stringContaining(`nests ${depth} levels of brackets deep here; at most ${MAX_PROGRAM_NESTING} are accepted`) }],
     });
     expect((await value('return "next";')).result).toBe('next');

@@ -138,9 +138,9 @@ export interface RunCodeRejected {
   readonly rejected: string;
   /**
    * Why, as a code: `'syntax'` it does not parse, `'types'` the type check found errors,
-   * `'too-long'` over `MAX_PROGRAM_CHARS`, `'typecheck-incomplete'` the check hit its limits or failed.
+   * `'too-long'` over `MAX_PROGRAM_CHARS`, `'too-complex'` nested too deeply (or compiling to too much) to compile within bounds, `'typecheck-incomplete'` the check hit its limits or failed.
    */
-  readonly reason: 'syntax' | 'types' | 'too-long' | 'typecheck-incomplete';
+  readonly reason: 'syntax' | 'types' | 'too-long' | 'too-complex' | 'typecheck-incomplete';
   readonly diagnostics: ProgramDiagnostic[];
 }
 

@@ -109,7 +109,7 @@ export async function transpile(program: NormalizedCode): Promise<Transpiled | R
   const transpiled = await transpileProgram(program.body);
   const ms = performance.now() - t0;
   if (!transpiled.ok && transpiled.kind === 'limit') {
-    return { rejected: 'The program was not run: it is too deeply nested to compile.', diagnostics: [{ line: (transpiled.line ?? 1) + program.lineOffset, column: 1, message: transpiled.message }] };
+    return { rejected: 'The program was not run: it is too deeply nested to compile.', reason: 'too-complex', diagnostics: [{ line: (transpiled.line ?? 1) + program.lineOffset, column: 1, message: transpiled.message }] };
   }
   if (!transpiled.ok) {
     return {

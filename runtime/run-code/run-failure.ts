@@ -62,15 +62,16 @@ export function programError({ failure, modelLine, report, calls, total }: Progr
   let details: ConstructorParameters<typeof RunCodeError>[2] = {};
   if (failure.kind === 'thrown') {
     const line = modelLine(failure.line);
-    // The program wrote this message: on one line, it cannot forge a line of the report below it.
+    // The program wrote this message (and a compromised sandbox process can write any of the
+    // others): each is kept on one line, so it cannot forge a line of the report below it.
     head = `The program threw${line !== undefined ? ` at line ${line}` : ''}: ${clip(oneLine(failure.message), MAX_ERROR_CHARS)}`;
     // Only the line maps back (esbuild reprints the code, so columns are of the output).
     details = line !== undefined ? { line } : {};
   } else if (failure.kind === 'limit') {
-    head = `The run was stopped by the limit ${limitText(failure.limit, failure.value)}: ${clip(failure.message, MAX_ERROR_CHARS)}`;
+    head = `The run was stopped by the limit ${limitText(failure.limit, failure.value)}: ${clip(oneLine(failure.message), MAX_ERROR_CHARS)}`;
     details = { limit: failure.limit, value: failure.value };
-  } else if (failure.kind === 'crash') head = `The sandbox running the program failed: ${clip(failure.message, MAX_ERROR_CHARS)}`;
-  else head = failure.message.startsWith('The run was aborted') ? clip(failure.message, MAX_ERROR_CHARS) : `The run was aborted: ${clip(failure.message, MAX_ERROR_CHARS)}`;
+  } else if (failure.kind === 'crash') head = `The sandbox running the program failed: ${clip(oneLine(failure.message), MAX_ERROR_CHARS)}`;
+  else head = failure.message.startsWith('The run was aborted') ? clip(oneLine(failure.message), MAX_ERROR_CHARS) : `The run was aborted: ${clip(oneLine(failure.message), MAX_ERROR_CHARS)}`;
   const lines = [head];
   if (calls.length > 0) {
     const summary = calls.slice(0, 20).map((c) => `${c.tool}: ${c.status}${c.settlement !== 'completed' ? ` (${c.settlement})` : ''}`);

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { encodeFrame, FrameReader } from './frames.js';
 import { readHostMessage, readWorkerMessage, WireProtocolError, type HostToWorker, type WorkerToHost } from './wire.js';
 import type { RunLimits } from '../program-runner.js';
+import { MAX_CALL_BATCH } from '../isolate/guest/protocol.js';
 
 /** `message` through a frame and back, read as the host reads a worker's frames. */
 function roundTrip<T>(message: WorkerToHost | HostToWorker, read: (raw: Record<string, unknown>) => T): T[] {
@@ -34,6 +35,11 @@ describe('the sandbox wire', () => {
     for (const m of HOST_MESSAGES) expect(roundTrip(m, readHostMessage)).toEqual([m]);
   });
 
+  it('carries a batch of exactly MAX_CALL_BATCH calls, the most the guest sends', () => {
+    const items = Array.from({ length: MAX_CALL_BATCH }, (_, i) => [i + 1, 'echo', '{}']).flat();
+    expect(roundTrip({ t: 'calls', runId: 1, items }, readWorkerMessage)).toEqual([{ t: 'calls', runId: 1, items }]);
+  });
+
   it('refuses a worker frame that is not one of its messages, saying what is wrong', () => {
     const bad: [Record<string, unknown>, RegExp][] = [
       [{ t: 'run', runId: 1 }, /unknown message type "run"/],
@@ -41,6 +47,7 @@ describe('the sandbox wire', () => {
       [{ t: 'calls', runId: 1, items: [1, 'echo'] }, /triples/],
       [{ t: 'calls', runId: 1, items: ['1', 'echo', '{}'] }, /numeric id/],
       [{ t: 'calls', runId: 1, items: [] }, /triples/],
+      [{ t: 'calls', runId: 1, items: Array.from({ length: 1025 }, (_, i) => [i + 1, 'echo', '{}']).flat() }, /more than 1024 calls/],
       [{ t: 'log', runId: 1, level: 'shout', text: 'x' }, /bad level/],
       [{ t: 'log', runId: 1, level: 'log', text: { toString: 1 } }, /bad level or text/],
       [{ t: 'done', runId: 1, outcome: { ok: true, resultJson: 42, cpuMs: 0, wallMs: 0 } }, /not JSON text/],

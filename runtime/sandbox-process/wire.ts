@@ -16,7 +16,7 @@
 import { isLimitName, type LimitName } from '../../bridge/limit-failure.js';
 import { MAX_RECORDED_LATE_CALLS } from '../../bridge/late-calls.js';
 import { PtcError } from '../../tools/errors.js';
-import { LOG_LEVELS, type CallItems, type LogLevel, type OutcomeBatch } from '../isolate/guest/protocol.js';
+import { LOG_LEVELS, MAX_CALL_BATCH, type CallItems, type LogLevel, type OutcomeBatch } from '../isolate/guest/protocol.js';
 import type { RunFailure, RunLimits, RunRequest } from '../program-runner.js';
 
 /** A frame that is not one of the messages this side can receive. */
@@ -78,6 +78,8 @@ export function readWorkerMessage(m: Raw): WorkerToHost {
       const runId = runIdOf(m);
       const items = m.items;
       if (!Array.isArray(items) || items.length === 0 || items.length % 3 !== 0) throw new WireProtocolError('"calls" is not a list of id, name, arguments triples');
+      // The guest sends at most MAX_CALL_BATCH calls a frame; a frame of 200,000 held the host 4.5 s.
+      if (items.length > 3 * MAX_CALL_BATCH) throw new WireProtocolError(`"calls" has more than ${MAX_CALL_BATCH} calls`);
       for (let i = 0; i < items.length; i += 3) {
         if (typeof items[i] !== 'number' || typeof items[i + 1] !== 'string' || typeof items[i + 2] !== 'string') {
           throw new WireProtocolError('a call in "calls" is not a numeric id, a name and JSON text');

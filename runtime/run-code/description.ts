@@ -74,7 +74,7 @@ function preamble(limits: RunLimits, spillRead: string | undefined): string[] {
     `A call denied by policy (a guard, a policy listener or an approver refused it, or its result was withheld) throws a \`ToolCallError\` whose message starts with "${DENIAL_MESSAGE_PREFIX}"; no other failure's message does. A denial is final: do not retry it or work around it.`,
     'Every call goes through the same policy, approvals and audit as a direct call. Tool results stay inside the program unless you return or log them, so return only what you need.',
     'There is no `require`, `import`, `process`, `fetch` or timers; only `tools`, `ToolCallError`, `console` and the standard JavaScript built-ins.',
-    `Limits: ${limits.cpuMs} ms CPU, ${limits.wallMs} ms wall time, ${limits.memoryMb} MB memory, ${limits.maxCalls} tool calls (${limits.maxInFlight} at once). Hitting one ends the run with an error naming it.`,
+    `Limits: ${limits.cpuMs} ms CPU, ${limits.wallMs} ms wall time, ${limits.memoryMb} MB memory, ${limits.maxCalls} tool calls. Hitting one ends the run with an error naming it. Up to ${limits.maxInFlight} calls run at once and the rest wait their turn, so Promise.all over many calls needs no batching.`,
     spillSentence(limits, spillRead),
   ];
 }

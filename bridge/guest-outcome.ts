@@ -11,7 +11,7 @@
  * prose; no other message starts with it (a tool's own error reaches the program as `"name"
  * failed: ...`, a refusal of the bridge as `The call to "name" ...`).
  */
-import type { ToolResult } from '../tools/index.js';
+import { takeJsonText, type ToolResult } from '../tools/index.js';
 
 /**
  * What the guest's `await tools.x()` settles with: the JSON text of the value, or the tool name
@@ -27,24 +27,29 @@ export const DENIAL_MESSAGE_PREFIX = 'Denied: ';
 /** How a child call ended, for the run's `calls` list. */
 export type ChildStatus = 'ok' | 'error' | 'denied';
 
-/** The guest outcome of a pipeline result, its status and the bytes of JSON handed to the program. */
-export function guestOutcomeOf(result: ToolResult): { outcome: ChildOutcome; status: ChildStatus; bytes: number } {
+/**
+ * The guest outcome of a pipeline result, its status and the bytes of JSON handed to the program.
+ * A large value's text was made while it was materialized (`takeJsonText`): `madeMs` is how long
+ * that took, host work done for this call before now.
+ */
+export function guestOutcomeOf(result: ToolResult): { outcome: ChildOutcome; status: ChildStatus; bytes: number; madeMs: number } {
   const toolName = result.toolName;
   if (!result.isError) {
-    const json = JSON.stringify(result.value ?? null);
-    return { outcome: { ok: true, json }, status: 'ok', bytes: Buffer.byteLength(json, 'utf8') };
+    const made = takeJsonText(result.value);
+    const json = made?.text ?? JSON.stringify(result.value ?? null);
+    return { outcome: { ok: true, json }, status: 'ok', bytes: Buffer.byteLength(json, 'utf8'), madeMs: made?.ms ?? 0 };
   }
   if (result.denied) {
     const by = result.denied.by === 'listener' ? 'a policy listener' : result.denied.by === 'guard' ? 'a guard' : 'the approver';
     const message = `${DENIAL_MESSAGE_PREFIX}the call to "${toolName}" was denied by ${by}: ${result.denied.reason}. This decision is final; do not retry or work around it.`;
-    return { outcome: { ok: false, toolName, message }, status: 'denied', bytes: 0 };
+    return { outcome: { ok: false, toolName, message }, status: 'denied', bytes: 0, madeMs: 0 };
   }
   if (result.blocked) {
     const message = `${DENIAL_MESSAGE_PREFIX}the result of "${toolName}" was withheld by policy: ${result.blocked.reason}. This decision is final; do not retry or work around it.`;
-    return { outcome: { ok: false, toolName, message }, status: 'denied', bytes: 0 };
+    return { outcome: { ok: false, toolName, message }, status: 'denied', bytes: 0, madeMs: 0 };
   }
   const message = result.error?.message ?? `The call to "${toolName}" failed.`;
-  return { outcome: { ok: false, toolName, message }, status: 'error', bytes: 0 };
+  return { outcome: { ok: false, toolName, message }, status: 'error', bytes: 0, madeMs: 0 };
 }
 
 /** A failure outcome for a call the bridge refused before the pipeline. */

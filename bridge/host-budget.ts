@@ -49,7 +49,8 @@ export class HostWorkBudget {
     }
   }
 
-  private charge(ms: number): void {
+  /** Charges `ms` of host work done for the run elsewhere (a large result's JSON text, made in slices while it was materialized). */
+  charge(ms: number): void {
     if (!(ms > 0)) return;
     this.spent += ms;
     if (this.exceeded || this.spent <= this.options.limitMs) return;

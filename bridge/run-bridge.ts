@@ -236,6 +236,7 @@ export function openRunBridge(options: RunBridgeOptions): RunBridge {
       clock.approvalWait(id, false);
     }
     const mapped = hostWork.measure(() => guestOutcomeOf(result));
+    hostWork.charge(mapped.madeMs);
     calls.settle(id, mapped.status, result);
     if (mapped.outcome.ok) childResultBytes += mapped.bytes;
     return mapped.outcome;

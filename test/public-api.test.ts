@@ -30,6 +30,7 @@ const INTERNAL_TO_LAYERS: Readonly<Record<string, string>> = {
   subscribeAbort: 'one abort listener per signal, O(1) per subscriber (bridge, runtime)',
   parseFrozenJson: "a program's call arguments, JSON text to a frozen value (bridge)",
   readableJson: 'JSON as text for a rendered result (runtime)',
+  takeJsonText: "the JSON text a large result's sliced materialization made for a program (bridge)",
   visibleText: 'escapes control characters before a terminal or a log shows untrusted text (cli, codegen, mcp)',
   VisibleTextOptions: "visibleText's options",
   redactSecrets: 'hides what looks like a credential, and known secret values, in a message (mcp, cli)',

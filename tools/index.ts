@@ -114,6 +114,7 @@ export { parseFrozenJson } from './json.js';
 export { readableJson } from './json-text.js';
 export { redactSecrets, redactUrl, secretEnvValues } from './redact-secrets.js';
 export type { RedactOptions } from './redact-secrets.js';
+export { takeJsonText } from './json-slices.js';
 export { REGISTERS_ITSELF } from './registry.js';
 export { visibleText } from './visible-text.js';
 export type { VisibleTextOptions } from './visible-text.js';

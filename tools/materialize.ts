@@ -81,33 +81,59 @@ function materializeAgainst(schema: z.ZodType, raw: unknown, root: string, sent?
     throw asValidationError(err);
   }
   if (sent) sent.json = copied.json;
+  return validateCopy(schema, copied, root);
+}
+
+/**
+ * Validates a fresh strict copy (its values counted) and freezes zod's output: the second half
+ * of materialization against a schema. Throws {@link ValidationError}.
+ */
+export function validateCopy(schema: z.ZodType, copied: { readonly json: JsonValue; readonly nodes: number }, root: string): JsonValue {
   const large = copied.nodes > FULL_REPORT_NODES;
   // (No error map on the common path: any parse context turns off zod's compiled fast path, 2.4 µs
   // a call; formatIssues words the issues whose default message grows with the input.)
   const parsed = large ? parseStoppingEarly(schema, copied.json) : schema.safeParse(copied.json);
-  if (!parsed.success) throw new ValidationError(clipText(formatIssues(parsed.error.issues, root, large), MAX_VALIDATION_MESSAGE_CHARS));
+  if (!parsed.success) throw validationFailure(parsed.error.issues, root, large);
   // Zod's output is built from our fresh copy, so it is ours: check it is still plain JSON
   // (a transform could make it otherwise) and freeze it in place instead of copying again.
   return check(() => freezeJson(parsed.data, root));
 }
 
-type Parsed = { success: true; data: unknown } | { success: false; error: { issues: readonly z.core.$ZodIssue[] } };
+/** A parse's outcome: zod's output, or the issues found. */
+export type Parsed = { success: true; data: unknown } | { success: false; error: { issues: readonly z.core.$ZodIssue[] } };
+
+/** The parse context of zod's stop-early mode (the mode of `z.validate`, which only answers yes or no). */
+export const STOP_EARLY = { async: false, abortEarly: true, error: issueMessage } as const;
 
 /**
- * A parse in zod's stop-early mode (the mode of `z.validate`, which only answers yes or no),
- * keeping the parsed value and the few issues it found. The mode is internal to zod (pinned
- * exactly in package.json; `materialize.test.ts` checks it still stops early).
+ * A parse in zod's stop-early mode, keeping the parsed value and the few issues it found. The
+ * mode is internal to zod (pinned exactly in package.json; `materialize.test.ts` checks it still
+ * stops early).
  */
-function parseStoppingEarly(schema: z.ZodType, value: JsonValue): Parsed {
-  const ctx = { async: false, abortEarly: true, error: issueMessage } as const;
-  const result = schema._zod.run({ value, issues: [] }, ctx);
+export function parseStoppingEarly(schema: z.ZodType, value: JsonValue): Parsed {
+  return parsedOf(runStoppingEarly(schema, value));
+}
+
+/** One zod schema run in stop-early mode (a schema that needs async parsing is refused, as `safeParse` does). */
+export function runStoppingEarly(schema: z.ZodType, value: unknown): z.core.ParsePayload {
+  const result = schema._zod.run({ value, issues: [] }, STOP_EARLY);
   if (result instanceof Promise) {
     result.catch(() => {});
     throw new z.core.$ZodAsyncError();
   }
+  return result;
+}
+
+/** The outcome of a stop-early run: its value, or its first issues, finalized as zod words them. */
+export function parsedOf(result: z.core.ParsePayload): Parsed {
   if (result.issues.length === 0) return { success: true, data: result.value };
   const config = z.core.config();
-  return { success: false, error: { issues: result.issues.slice(0, 8).map((issue) => z.core.util.finalizeIssue(issue, ctx, config)) } };
+  return { success: false, error: { issues: result.issues.slice(0, 8).map((issue) => z.core.util.finalizeIssue(issue, STOP_EARLY, config)) } };
+}
+
+/** The message of a failed validation of a document of `nodes` values under `root`. */
+export function validationFailure(issues: readonly z.core.$ZodIssue[], root: string, large: boolean): ValidationError {
+  return new ValidationError(clipText(formatIssues(issues, root, large), MAX_VALIDATION_MESSAGE_CHARS));
 }
 
 function check(build: () => JsonValue): JsonValue {
@@ -118,6 +144,7 @@ function check(build: () => JsonValue): JsonValue {
   }
 }
 
-function asValidationError(err: unknown): unknown {
+/** A NotJsonError as the ValidationError the pipeline reports; anything else as it is. */
+export function asValidationError(err: unknown): unknown {
   return NotJsonError.isInstance(err) ? new ValidationError(clipText(err.message, MAX_VALIDATION_MESSAGE_CHARS)) : err;
 }

@@ -9,7 +9,8 @@ import { clipText, errorText } from './errors.js';
 import { eventOrigin, type DecisionBy, type UnstampedEvent } from './events.js';
 import type { HookLists } from './hooks.js';
 import { toJson, type JsonValue } from './json.js';
-import { materializeValue, tryMaterializeArgs, ValidationError } from './materialize.js';
+import { tryMaterializeArgs, ValidationError } from './materialize.js';
+import { materializeResultValue } from './materialize-result.js';
 import { applyPostExecute, type ResultDraft } from './post-execute.js';
 import { decidePreExecute } from './pre-execute.js';
 import { requestApproval, type ApprovalChannel } from './approval.js';
@@ -200,7 +201,11 @@ export async function runPipeline(env: PipelineEnv, call: ToolCall, options: Cal
     draft.error = { kind: 'execution', message: `"${toolName}" failed: ${clipText(errorText(err))}` };
   }
   if (body?.aborted) return failure('aborted', `The call to "${toolName}" was cancelled while running.`, { additionalContexts });
-  if (body) materializeResult(tool, body.raw, draft);
+  if (body) {
+    // A large value is materialized in slices (materialize-result.ts): awaited only then.
+    const large = materializeResult(tool, body.raw, draft, origin.kind === 'ptc');
+    if (large !== undefined) await large;
+  }
 
   // 8. Post-execute waterfall.
   const listeners = env.hooks.postExecuteListeners;
@@ -217,19 +222,39 @@ export async function runPipeline(env: PipelineEnv, call: ToolCall, options: Cal
   return finish(resultOf(draft, callId, toolName), draft.applied);
 }
 
-/** Step 7: the body's raw value copied, validated and frozen into the draft, or the draft made an error. */
-function materializeResult(tool: Tool, raw: unknown, draft: ResultDraft): void {
+/**
+ * Step 7: the body's raw value copied, validated and frozen into the draft, or the draft made an
+ * error; a promise (settled the same way) when the value is large enough to be done in slices.
+ * `forProgram`: a PTC call, whose large value also gets its JSON text made on the way.
+ */
+function materializeResult(tool: Tool, raw: unknown, draft: ResultDraft, forProgram: boolean): Promise<void> | undefined {
+  let value: JsonValue | Promise<JsonValue>;
   try {
-    draft.value = materializeValue(tool.output.schema, raw);
+    value = materializeResultValue(tool.output.schema, raw, forProgram);
   } catch (err) {
-    draft.isError = true;
-    const tooDeep = err instanceof RangeError && /call stack/i.test(err.message);
-    if (ValidationError.isInstance(err) || tooDeep) {
-      const why = tooDeep ? 'value: it is nested too deeply to copy' : errorText(err);
-      draft.error = { kind: 'invalid-output', message: `"${tool.name}" returned an invalid value: ${why}` };
-    } else {
-      draft.error = { kind: 'execution', message: `"${tool.name}" failed: ${clipText(errorText(err))}` };
-    }
+    invalidResult(tool, draft, err);
+    return undefined;
+  }
+  if (!(value instanceof Promise)) {
+    draft.value = value;
+    return undefined;
+  }
+  return value.then(
+    (materialized) => {
+      draft.value = materialized;
+    },
+    (err: unknown) => invalidResult(tool, draft, err),
+  );
+}
+
+function invalidResult(tool: Tool, draft: ResultDraft, err: unknown): void {
+  draft.isError = true;
+  const tooDeep = err instanceof RangeError && /call stack/i.test(err.message);
+  if (ValidationError.isInstance(err) || tooDeep) {
+    const why = tooDeep ? 'value: it is nested too deeply to copy' : errorText(err);
+    draft.error = { kind: 'invalid-output', message: `"${tool.name}" returned an invalid value: ${why}` };
+  } else {
+    draft.error = { kind: 'execution', message: `"${tool.name}" failed: ${clipText(errorText(err))}` };
   }
 }
 

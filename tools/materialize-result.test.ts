@@ -1,0 +1,100 @@
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { decision } from './decision.js';
+import { defineTool } from './define-tool.js';
+import { createToolHost } from './host.js';
+import { takeJsonText } from './json-slices.js';
+
+/** 12,000 rows (84,000 values): over the one-go budget, so the pipeline materializes them in slices. */
+const makeRows = (n = 12_000) => Array.from({ length: n }, (_, i) => ({ id: `r${i}`, score: i, done: i % 2 === 0, tags: ['x'] }));
+const row = z.object({ id: z.string(), score: z.number(), done: z.boolean(), tags: z.array(z.string()) });
+
+function isDeepFrozen(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null) return true;
+  if (!Object.isFrozen(value)) return false;
+  return Object.values(value).every(isDeepFrozen);
+}
+
+describe('a large tool result in the pipeline', () => {
+  it('reaches post-execute listeners and the result copied, deep-frozen, and apart from the tool own value', async () => {
+    const host = createToolHost();
+    const value = makeRows();
+    host.register(defineTool({ name: 'rows', description: 'Rows.', execute: () => value }));
+    let seen: unknown;
+    host.hooks.postExecute((_e, result) => {
+      seen = result.value;
+      return undefined;
+    });
+    const result = await host.call({ id: '1', name: 'rows', args: {} });
+    expect(result.isError).toBe(false);
+    expect(seen).toBe(result.value);
+    expect(isDeepFrozen(seen)).toBe(true);
+    expect(seen).toEqual(value);
+    expect(seen).not.toBe(value);
+    expect(Object.isFrozen(value[0])).toBe(false);
+  });
+
+  it('is an invalid-output error naming the path when something deep in it is not JSON', async () => {
+    const host = createToolHost();
+    const value: unknown[] = makeRows();
+    (value[11_000] as Record<string, unknown>).when = new Date(0);
+    host.register(defineTool({ name: 'rows', description: 'Rows.', execute: () => value }));
+    const result = await host.call({ id: '1', name: 'rows', args: {} });
+    expect(result.error?.kind).toBe('invalid-output');
+    expect(result.error?.message).toContain('"rows" returned an invalid value: value[11000].when: a class instance (Date) is not a JSON value');
+  });
+
+  it('is validated against an array output schema item by item, naming the first bad item', async () => {
+    const host = createToolHost();
+    const value = makeRows();
+    (value[10_500] as Record<string, unknown>).score = 'high';
+    host.register(defineTool({ name: 'rows', description: 'Rows.', output: { schema: z.array(row) }, execute: () => value }));
+    const result = await host.call({ id: '1', name: 'rows', args: {} });
+    expect(result.error?.kind).toBe('invalid-output');
+    expect(result.error?.message).toMatch(/value\[10500\]\.score/);
+  });
+
+  it("keeps an array schema's own checks (length bounds, refinements) and its transforms", async () => {
+    const host = createToolHost();
+    host.register([
+      defineTool({ name: 'too_many', description: 'Rows.', output: { schema: z.array(row).max(100) }, execute: () => makeRows() }),
+      defineTool({ name: 'refined', description: 'Rows.', output: { schema: z.array(row).refine((r) => r.length === 3, 'not three') }, execute: () => makeRows() }),
+      defineTool({ name: 'ok', description: 'Rows.', output: { schema: z.array(row.transform((r) => ({ ...r, tagged: true }))).min(1) }, execute: () => makeRows() as never }),
+    ]);
+    const tooMany = await host.call({ id: '1', name: 'too_many', args: {} });
+    expect(tooMany.error?.kind).toBe('invalid-output');
+    expect(tooMany.error?.message).toMatch(/100/);
+    const refined = await host.call({ id: '2', name: 'refined', args: {} });
+    expect(refined.error?.message).toMatch(/not three/);
+    const ok = await host.call({ id: '3', name: 'ok', args: {} });
+    expect(ok.isError).toBe(false);
+    expect((ok.value as { tagged: boolean }[])[11_999]!.tagged).toBe(true);
+    expect(isDeepFrozen(ok.value)).toBe(true);
+  });
+
+  it('is validated against any other schema in one run, with the same result', async () => {
+    const host = createToolHost();
+    const value = { rows: makeRows() };
+    host.register(defineTool({ name: 'rows', description: 'Rows.', output: { schema: z.object({ rows: z.array(row) }) }, execute: () => value }));
+    const ok = await host.call({ id: '1', name: 'rows', args: {} });
+    expect(ok.isError).toBe(false);
+    expect(isDeepFrozen(ok.value)).toBe(true);
+    (value.rows[3] as Record<string, unknown>).id = 5;
+    const bad = await host.call({ id: '2', name: 'rows', args: {} });
+    expect(bad.error?.message).toMatch(/value\.rows\[3\]\.id/);
+  });
+
+  it('keeps its JSON text for a program only for a PTC call, and not for a value a listener replaced', async () => {
+    const host = createToolHost();
+    host.register(defineTool({ name: 'rows', description: 'Rows.', execute: () => makeRows() }));
+    const direct = await host.call({ id: '1', name: 'rows', args: {} });
+    expect(takeJsonText(direct.value)).toBeUndefined();
+    const fromProgram = await host.call({ id: '2', name: 'rows', args: {} }, { origin: { kind: 'ptc', parentCallId: 'p', token: 't'.repeat(32) } });
+    expect(takeJsonText(fromProgram.value)?.text).toBe(JSON.stringify(fromProgram.value));
+    const dispose = host.hooks.postExecute(() => decision.replaceValue(makeRows(11_000)));
+    const replaced = await host.call({ id: '3', name: 'rows', args: {} }, { origin: { kind: 'ptc', parentCallId: 'p', token: 't'.repeat(32) } });
+    expect((replaced.value as unknown[]).length).toBe(11_000);
+    expect(takeJsonText(replaced.value)).toBeUndefined();
+    dispose.dispose();
+  });
+});

@@ -41,3 +41,49 @@ describe('when the in-process runner manages isolates', () => {
     expect(outcome.ok ? 'ok' : outcome.failure.kind).toBe('aborted');
   });
 });
+
+describe('when the in-process runner delivers a large outcome', () => {
+  // Every outcome over 1,000 characters of JSON goes into the isolate on isolated-vm's thread.
+  const runner = createIsolateRunner({ poolSize: 1, offThreadChars: 1_000 });
+  afterAll(() => runner.close());
+
+  it('runs the slice that reads it off the host thread, so the host event loop turns meanwhile', async () => {
+    let ticks = 0;
+    const timer = setInterval(() => ticks++, 1);
+    let ticksAtDelivery = -1;
+    const { bridge } = echoBridge();
+    const outcome = await runner.run(
+      { js: 'const s = await tools.big({ bytes: 5000 }); const t = Date.now(); while (Date.now() - t < 150) {} return s.length;', toolNames: ['big'], limits: testLimits() },
+      {
+        call: async (name, argsJson) => {
+          const out = await bridge.call(name, argsJson);
+          ticksAtDelivery = ticks;
+          return out;
+        },
+        log: bridge.log,
+      },
+      new AbortController().signal,
+    );
+    clearInterval(timer);
+    expect(outcome.ok && outcome.resultJson).toBe('5000');
+    // With the slice on this thread, no timer could fire during the program's 150 ms loop.
+    expect(ticks - ticksAtDelivery).toBeGreaterThan(1);
+  });
+
+  it('still stops the program at cpuMs, and stops it at once on abort', async () => {
+    const { outcome } = await runProgram(runner, 'const s = await tools.big({ bytes: 5000 }); for (;;) {}', { limits: { cpuMs: 100 } });
+    expect(outcome.ok ? 'ok' : outcome.failure.kind).toBe('limit');
+    const controller = new AbortController();
+    const pending = runProgram(runner, 'const s = await tools.big({ bytes: 5000 }); for (;;) {}', { signal: controller.signal, limits: { cpuMs: 60_000, wallMs: 60_000 } });
+    setTimeout(() => controller.abort(), 100);
+    const aborted = await pending;
+    expect(aborted.outcome.ok ? 'ok' : aborted.outcome.failure.kind).toBe('aborted');
+    await assertHealthy(runner);
+  });
+
+  it('reads calls the program makes in that slice, and their outcomes', async () => {
+    const { outcome, value } = await runProgram(runner, 'const s = await tools.big({ bytes: 5000 }); const e = await tools.echo({ n: s.length }); return e.n;');
+    expect(outcome.ok).toBe(true);
+    expect(value).toBe(5000);
+  });
+});

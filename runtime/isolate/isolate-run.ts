@@ -55,6 +55,11 @@ export interface IsolateRunOptions {
   readonly disposal: DisposalQueue;
   /** The runner's runs in progress: this run is in it until it settles. */
   readonly runs: Set<StoppableRun>;
+  /**
+   * A batch of outcomes carrying more than this many characters of JSON is delivered in a slice
+   * on isolated-vm's own thread (see {@link IsolateRun.sliceOffThread}); default: never.
+   */
+  readonly offThreadChars?: number;
 }
 
 /** Runs one program in `options.prepared`; the returned promise never rejects. */
@@ -70,8 +75,10 @@ class IsolateRun implements StoppableRun {
   private readonly outcomes = new OutcomeQueue((items) => this.deliver(items));
   /** Calls sent to the bridge whose outcome has not arrived. */
   private inFlight = 0;
-  /** A slice is running (guest code on this thread): what the guest sends waits in `inbox`. */
+  /** A slice is running (guest code on this thread, or on isolated-vm's): what the guest sends waits in `inbox`. */
   private inSlice = false;
+  /** The running slice is on isolated-vm's thread: this thread is free meanwhile. */
+  private offThread = false;
   /** Guest messages of the running slice, as kind, items pairs. */
   private inbox: unknown[] = [];
   /** Outcomes that became ready while a slice ran; delivered when it returns. */
@@ -184,10 +191,8 @@ class IsolateRun implements StoppableRun {
    * program can still progress.
    */
   private slice(args: EntryArgs, options?: typeof COPY_ARGUMENTS): void {
-    // Guest code runs only inside slices, so the reading taken after the last one is current.
-    const budgetMs = this.request.limits.cpuMs - this.lastCpuNs / 1e6;
-    if (budgetMs <= 0) return this.failCpu();
-    const timeout = Math.max(1, Math.ceil(budgetMs));
+    const timeout = this.sliceTimeout();
+    if (timeout === undefined) return this.failCpu();
     const began = performance.now();
     let failure: unknown;
     let failed = false;
@@ -201,7 +206,44 @@ class IsolateRun implements StoppableRun {
     } finally {
       this.inSlice = false;
     }
-    const ranFullBudget = performance.now() - began >= timeout - 1;
+    this.afterSlice(failed, failure, performance.now() - began >= timeout - 1);
+  }
+
+  /**
+   * A slice on isolated-vm's thread instead of this one, for outcomes so large that parsing them
+   * in the isolate would hold this thread (10 MB of JSON: ~0.1 s). Everything else is as in
+   * {@link slice}: the same timeout, messages queued until it ends, outcomes held meanwhile; an
+   * abort or a limit disposes the isolate at once (which stops it) instead of after the slice.
+   */
+  private sliceOffThread(args: EntryArgs): void {
+    const timeout = this.sliceTimeout();
+    if (timeout === undefined) return this.failCpu();
+    const began = performance.now();
+    this.inSlice = true;
+    this.offThread = true;
+    const after = (failed: boolean, failure?: unknown) => {
+      this.inSlice = false;
+      this.offThread = false;
+      this.afterSlice(failed, failure, performance.now() - began >= timeout - 1);
+    };
+    this.prepared.entry.apply(undefined, args as never, { ...COPY_ARGUMENTS, timeout }).then(
+      () => after(false),
+      (err: unknown) => after(true, err),
+    );
+  }
+
+  /** The timeout of the next slice: the CPU budget left (undefined when none is left). */
+  private sliceTimeout(): number | undefined {
+    // Guest code runs only inside slices, so the reading taken after the last one is current.
+    const budgetMs = this.request.limits.cpuMs - this.lastCpuNs / 1e6;
+    return budgetMs <= 0 ? undefined : Math.max(1, Math.ceil(budgetMs));
+  }
+
+  /**
+   * After a slice: handles what the guest sent, then what stopped the slice, then the CPU time it
+   * used, then the program's end, held outcomes, or the check that it can still progress.
+   */
+  private afterSlice(failed: boolean, failure: unknown, ranFullBudget: boolean): void {
     // What the guest sent happened before the slice ended, so it is handled first (a limit it
     // reported, its calls; its end is kept, and what it sends after the end is late), then
     // whatever stopped the slice, then the CPU time it used, and only then the end.
@@ -344,6 +386,8 @@ class IsolateRun implements StoppableRun {
       this.held = this.held === undefined ? items : this.held.concat(items);
       return;
     }
+    const offThread = this.options.offThreadChars;
+    if (offThread !== undefined && jsonChars(items) > offThread) return this.sliceOffThread(['deliver', items]);
     // One outcome (every sequential call) crosses as four primitives: no array to serialize.
     if (items.length === 4) this.slice(['deliver1', items[0] as number, items[1] as 0 | 1, items[2] as string, items[3] as string]);
     else this.slice(['deliver', items], COPY_ARGUMENTS);
@@ -416,9 +460,19 @@ class IsolateRun implements StoppableRun {
     // after the slice, if one is running).
     const { isolate } = this.prepared;
     if (failure === undefined || failure.kind === 'thrown') this.options.disposal.add(isolate);
-    else if (this.inSlice) this.disposeAfterSlice = true;
+    else if (this.inSlice && !this.offThread) this.disposeAfterSlice = true;
     else disposeQuietly(isolate);
   }
+}
+
+/** Characters of result JSON in a batch of outcomes (`[id, ok, jsonOrToolName, message, ...]`). */
+function jsonChars(items: OutcomeBatch): number {
+  let chars = 0;
+  for (let i = 2; i < items.length; i += 4) {
+    const text = items[i];
+    if (typeof text === 'string') chars += text.length;
+  }
+  return chars;
 }
 
 function readCpu(prepared: PreparedIsolate): bigint | undefined {

@@ -7,7 +7,7 @@
  *
  * Uses only isolated-vm API that 6.x also has: `Isolate` (memoryLimit,
  * cpuTime, isDisposed, dispose, compileScript with cachedData, createContext), `Script.run`,
- * `Reference.applySync` with `{ arguments: { copy: true }, timeout }`.
+ * `Reference.applySync` and `Reference.apply` with `{ arguments: { copy: true }, timeout }`.
  */
 // The sandbox worker loads this module: import the error base class, not the tools package (zod and all).
 import { errorText, PtcError } from '../../tools/errors.js';
@@ -41,7 +41,16 @@ export interface IsolateRunnerOptions {
    * process that does nothing else between runs (the sandbox worker). Default false.
    */
   readonly blockingRefill?: boolean;
+  /**
+   * Outcomes carrying more than this many characters of JSON are pushed into the isolate on
+   * isolated-vm's own thread, so that parsing them there (10 MB of JSON: ~0.1 s) does not hold
+   * this thread and its event loop. Default 1 MiB; `Infinity`: always on this thread.
+   */
+  readonly offThreadChars?: number;
 }
+
+/** Default of {@link IsolateRunnerOptions.offThreadChars}. */
+export const OFF_THREAD_CHARS = 1 << 20;
 
 /** Counters of how runs got their isolates. */
 export interface IsolateRunnerStats {
@@ -103,6 +112,7 @@ export function createIsolateRunner(options: IsolateRunnerOptions = {}): Isolate
     onStray: (kind, items) => reportDroppedCalls(kind, items, 'not-assigned', options.onLateCall),
   });
   const disposal = new DisposalQueue(later);
+  const offThreadChars = options.offThreadChars ?? OFF_THREAD_CHARS;
   /** Runs executing in an isolate (the runner's close stops them). */
   const runs = new Set<StoppableRun>();
   let active = 0;
@@ -133,7 +143,7 @@ export function createIsolateRunner(options: IsolateRunnerOptions = {}): Isolate
         disposeQuietly(prepared.isolate);
         return { ok: false, failure: { kind: 'aborted', message: abortMessage(new Error('the runner was closed')) }, cpuMs: 0, wallMs: performance.now() - startedAt, startup: { source, ms: 0 } };
       }
-      return await executeRun({ prepared, request, bridge, signal, onLateCall: options.onLateCall, startedAt, source, disposal, runs });
+      return await executeRun({ prepared, request, bridge, signal, onLateCall: options.onLateCall, startedAt, source, disposal, runs, offThreadChars });
     } finally {
       active--;
       pool.refill();

@@ -1,8 +1,9 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import type { LateCallEvent } from '../runtime/isolate/index.js';
+import type { GuestBridge } from '../runtime/program-runner.js';
 import { createProcessRunner, type ProcessEvent } from '../runtime/sandbox-process/index.js';
 import { describeRunnerContract } from './isolate-contract.js';
 import { assertHealthy, echoBridge, failureOf, runProgram, testLimits } from './isolate-harness.js';
@@ -265,5 +266,62 @@ describe('when runs outnumber sandbox processes', () => {
     setTimeout(() => controller.abort(), 50);
     expect(failureOf(await waiting)).toMatchObject({ kind: 'aborted' });
     expect((await busy).value).toBe(1);
+  });
+});
+
+describe('when many runs arrive at once', () => {
+  const events: ProcessEvent[] = [];
+  const runner = createProcessRunner({ poolSize: 1, maxProcesses: 4, idleMs: 2_000, onProcessEvent: (e) => events.push(e) });
+  afterAll(() => runner.close());
+
+  it('grows the pool on demand, one program per process, up to maxProcesses', async () => {
+    await runner.warmUp();
+    // A barrier: no call returns before four programs are in a call at once, which four runs in
+    // fewer than four processes could never be.
+    let arrived = 0;
+    let open!: () => void;
+    const allIn = new Promise<void>((resolve) => (open = resolve));
+    const bridge: GuestBridge = {
+      async call(_name, argsJson) {
+        if (++arrived === 4) open();
+        await allIn;
+        return { ok: true, json: argsJson };
+      },
+      log() {},
+    };
+    const results = await Promise.all([1, 2, 3, 4, 5, 6].map((n) => runner.run({ js: `await tools.wait({}); return ${n};`, toolNames: ['wait'], limits: testLimits() }, bridge, new AbortController().signal)));
+    expect(results.map((r) => r.ok && r.resultJson)).toEqual(['1', '2', '3', '4', '5', '6']);
+    expect(new Set(results.map((r) => r.pid)).size).toBe(4);
+    expect(runner.stats().processes).toBe(4);
+  });
+
+  it('shrinks back to poolSize once the extra processes have been idle for idleMs', async () => {
+    await vi.waitFor(() => expect(runner.stats().processes).toBe(1), { timeout: 10_000, interval: 50 });
+    expect(events.filter((e) => e.kind === 'exited' && /idle for 2000 ms/.test(e.detail ?? '')).length).toBe(3);
+    await assertHealthy(runner);
+  });
+
+  it("keeps each program's crash to its own run", async () => {
+    const runs = ['await tools.wait({ ms: 200 }); return 1;', 'await tools.wait({ ms: 20 }); new Array(1e9).fill(0); return 2;', 'await tools.wait({ ms: 200 }); return 3;'].map((js) =>
+      runProgram(runner, js, { limits: { memoryMb: 32 } }),
+    );
+    const [first, bomb, third] = await Promise.all(runs);
+    expect(first!.value).toBe(1);
+    expect(failureOf(bomb!.outcome)).toMatchObject({ kind: 'limit', limit: 'memoryMb' });
+    expect(third!.value).toBe(3);
+  });
+});
+
+describe('when the machine has no memory to spare for another sandbox process', () => {
+  // minFreeMb above any machine's memory: the pool never grows past its first process.
+  const runner = createProcessRunner({ poolSize: 1, maxProcesses: 4, minFreeMb: Number.MAX_SAFE_INTEGER });
+  afterAll(() => runner.close());
+
+  it('runs arrivals in turn in the processes it has instead of starting more', async () => {
+    await runner.warmUp();
+    const results = await Promise.all([1, 2, 3].map((n) => runner.run({ js: `await tools.wait({ ms: 30 }); return ${n};`, toolNames: ['wait'], limits: testLimits() }, echoBridge().bridge, new AbortController().signal)));
+    expect(results.map((r) => r.ok && r.resultJson)).toEqual(['1', '2', '3']);
+    expect(new Set(results.map((r) => r.pid)).size).toBe(1);
+    expect(runner.stats().processes).toBe(1);
   });
 });

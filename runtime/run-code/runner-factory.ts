@@ -20,8 +20,10 @@ const MODULES: Record<Isolation, { path: string; factory: string }> = {
 /** How many programs can run at once, and how many places to run them are kept warm. */
 export interface RunnerCapacity {
   /**
-   * Sandbox processes alive at once (`'process'` only; default 4): a run that finds all of them
-   * busy waits for one, at most its `wallMs`, and that wait does not count against `wallMs`.
+   * Sandbox processes alive at once (`'process'` only; default: half the machine's memory at
+   * 256 MB each, 4 to 64): the pool grows on demand up to it and shrinks back when idle; a run
+   * that finds all of them busy waits for one, at most its `wallMs`, and that wait does not
+   * count against `wallMs`.
    */
   readonly maxProcesses?: number;
   /** Idle sandbox processes (`'process'`, default 1) or prepared isolates (`'isolate'`, default 2) kept ready. */

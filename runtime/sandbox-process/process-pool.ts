@@ -1,8 +1,14 @@
 /**
- * A small pool of pre-started sandbox processes. A run takes an idle process (or starts one, up
- * to `maxProcesses`, or waits its turn), and gives it back when its run ended cleanly; a process
- * that passed a limit, crashed, misbehaved or served `maxRunsPerProcess` runs is killed instead,
- * and the pool starts a replacement in the background so the next run finds a warm one.
+ * An elastic pool of sandbox processes, one program at a time in each (the fault boundary: a
+ * program's crash or memory blow-up takes down its own process only). A run takes an idle
+ * process; when none is idle it waits for whichever comes first, a process another run releases
+ * or one the pool starts for it (up to `maxProcesses`, and only while the machine has memory to
+ * spare), so a burst of runs grows the pool instead of queueing behind a few processes, and a
+ * run never waits for a cold start when a warm process frees up sooner. Processes above `size`
+ * that stay idle for `idleMs` are stopped, so the pool shrinks back after the burst. A process
+ * that passed a limit, crashed, misbehaved or served `maxRunsPerProcess` runs is killed instead
+ * of released, and the pool starts a replacement in the background so the next run finds a
+ * warm one.
  *
  * A process that kept memory from its runs is not handed out either: the allocator keeps much
  * of what a heavy run freed (64 parallel 1 MB echoes left a worker at 166 MB, from 48 MB), and
@@ -11,7 +17,7 @@
  * it did when it started; one grown past that is replaced.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { freemem, tmpdir, totalmem } from 'node:os';
 import { basename, join } from 'node:path';
 import type { BubblewrapSandbox, NoOsSandbox, OsSandboxKind } from '../os-sandbox/index.js';
 import { SandboxProcess } from './sandbox-process.js';
@@ -23,6 +29,13 @@ export interface ProcessPoolOptions {
   readonly size: number;
   /** Processes alive at once (idle, busy and starting). */
   readonly maxProcesses: number;
+  /** Processes above `size` idle this long (ms) are stopped. */
+  readonly idleMs: number;
+  /**
+   * A process beyond the first `size` (at least one) is started only while the machine has at
+   * least this much memory available (MB); otherwise the run waits for a process to be released.
+   */
+  readonly minFreeMb: number;
   readonly memoryMb: number;
   readonly startTimeoutMs: number;
   readonly maxRunsPerProcess: number;
@@ -50,12 +63,26 @@ interface Waiter {
   readonly reject: (err: unknown) => void;
 }
 
+/** Per-process memory a default cap budgets for: run_code's default `rssMb`. */
+const PROCESS_BUDGET_MB = 256;
+
+/**
+ * The default `maxProcesses`: as many sandbox processes as half the machine's memory holds at
+ * {@link PROCESS_BUDGET_MB} each (the `rssMb` a run may reach before it is stopped), at least 4
+ * and at most 64. An idle process takes about 50 MB; the cap is for the worst case.
+ */
+export function defaultMaxProcesses(totalMb = totalmem() / (1024 * 1024)): number {
+  return Math.max(4, Math.min(64, Math.floor(totalMb / 2 / PROCESS_BUDGET_MB)));
+}
+
 /** The pool; `acquire` hands out one process per run. */
 export class ProcessPool {
   private readonly idle: SandboxProcess[] = [];
   private readonly alive = new Set<SandboxProcess>();
   private starting = 0;
   private readonly waiters: Waiter[] = [];
+  /** Timers that stop an idle process above `size`. */
+  private readonly idleTimers = new Map<SandboxProcess, ReturnType<typeof setTimeout>>();
   private closed = false;
   private cwd: string | undefined;
   private sandboxWorker: Promise<{ name: string; source: Uint8Array }> | undefined;
@@ -73,32 +100,30 @@ export class ProcessPool {
   }
 
   /**
-   * An idle process, a new one, or the next one released, holding at most `maxGrowthMb` more
-   * resident memory than when it started (see the file note). Rejects when the pool is closed or
-   * a start fails.
+   * An idle process, else the first one free: released by another run or started for this one,
+   * holding at most `maxGrowthMb` more resident memory than when it started (see the file note).
+   * Rejects when the pool is closed, or when a start fails and no process is left to wait for.
    */
   async acquire(signal: AbortSignal, maxGrowthMb = Number.POSITIVE_INFINITY): Promise<SandboxProcess> {
     if (this.closed) throw new Error('the process runner is closed');
     let process: SandboxProcess | undefined;
     while ((process = this.idle.shift()) !== undefined && (process.dead || this.retireIfGrown(process, maxGrowthMb)));
     if (process !== undefined) {
-      process.setBusy(true);
+      this.takeIdle(process);
       this.refill();
       return process;
     }
-    if (this.alive.size + this.starting < this.options.maxProcesses) {
-      const started = await this.start();
-      this.refill();
-      return started;
-    }
-    return new Promise((resolve, reject) => {
+    const waiting = new Promise<SandboxProcess>((resolve, reject) => {
       const waiter: Waiter = {
         maxGrowthMb,
         resolve: (p) => {
           signal.removeEventListener('abort', onAbort);
           resolve(p);
         },
-        reject,
+        reject: (err) => {
+          signal.removeEventListener('abort', onAbort);
+          reject(err);
+        },
       };
       const onAbort = () => {
         const at = this.waiters.indexOf(waiter);
@@ -108,6 +133,8 @@ export class ProcessPool {
       signal.addEventListener('abort', onAbort, { once: true });
       this.waiters.push(waiter);
     });
+    this.grow();
+    return waiting;
   }
 
   /** Returns a process after a clean run; kills it instead when it is worn out or dead. */
@@ -123,12 +150,14 @@ export class ProcessPool {
       // Killed, it is replaced (onExit refills), and the replacement comes back here for the waiter.
       if (this.retireIfGrown(process, waiter.maxGrowthMb)) return;
       this.waiters.shift();
+      process.setBusy(true);
       waiter.resolve(process);
-    } else {
-      process.setBusy(false);
-      process.noteIdle();
-      this.idle.push(process);
+      return;
     }
+    process.setBusy(false);
+    process.noteIdle();
+    this.idle.push(process);
+    this.armIdleTimer(process);
   }
 
   /** Kills a process that holds more than `maxGrowthMb` over its start; true if it did. */
@@ -146,25 +175,73 @@ export class ProcessPool {
       process.setBusy(false);
       process.noteIdle();
       this.idle.push(process);
+      this.armIdleTimer(process);
     }
   }
 
   /** Kills every process and fails waiting runs. */
   close(): void {
     this.closed = true;
+    for (const timer of this.idleTimers.values()) clearTimeout(timer);
+    this.idleTimers.clear();
     for (const process of this.alive) process.kill('the runner closed');
     this.idle.length = 0;
     for (const waiter of this.waiters.splice(0)) waiter.reject(new Error('the process runner is closed'));
     if (this.cwd !== undefined) rmSync(this.cwd, { recursive: true, force: true });
   }
 
+  /** Keeps `size` processes idle or starting, in the background. */
   private refill(): void {
     if (this.closed || this.idle.length + this.starting >= this.options.size + this.waiters.length) return;
-    if (this.alive.size + this.starting >= this.options.maxProcesses) return;
-    this.start().then(
-      (process) => this.release(process),
-      () => undefined,
-    );
+    this.grow();
+  }
+
+  /**
+   * Starts processes in the background while runs wait for more than are starting, up to
+   * `maxProcesses`, and beyond the first `size` (at least one) only while memory allows. A
+   * started process goes to the first waiting run (or idles); a start that fails fails the first
+   * waiting run when nothing else alive could serve it.
+   */
+  private grow(): void {
+    const { maxProcesses, size, minFreeMb } = this.options;
+    while (!this.closed && this.alive.size + this.starting < maxProcesses && (this.starting < this.waiters.length || this.idle.length + this.starting < size)) {
+      if (this.alive.size + this.starting >= Math.max(1, size) && this.freeMb() < minFreeMb) return;
+      this.start().then(
+        (process) => this.release(process),
+        (err: unknown) => {
+          // Processes alive or starting will serve as many waiting runs; one more than that fails.
+          if (this.alive.size + this.starting < this.waiters.length) this.waiters.shift()?.reject(err);
+        },
+      );
+    }
+  }
+
+  private freeMb(): number {
+    return freemem() / (1024 * 1024);
+  }
+
+  /** Takes an idle process for a run. */
+  private takeIdle(process: SandboxProcess): void {
+    const timer = this.idleTimers.get(process);
+    if (timer !== undefined) {
+      clearTimeout(timer);
+      this.idleTimers.delete(process);
+    }
+    process.setBusy(true);
+  }
+
+  /** Stops `process` after `idleMs` idle, if the pool then still has more than `size` idle. */
+  private armIdleTimer(process: SandboxProcess): void {
+    if (this.idleTimers.has(process)) return;
+    const timer = setTimeout(() => {
+      this.idleTimers.delete(process);
+      const at = this.idle.indexOf(process);
+      if (at < 0 || this.idle.length <= this.options.size) return;
+      this.idle.splice(at, 1);
+      process.kill(`it was idle for ${this.options.idleMs} ms beyond the pool's ${this.options.size}`);
+    }, this.options.idleMs);
+    timer.unref();
+    this.idleTimers.set(process, timer);
   }
 
   private async start(): Promise<SandboxProcess> {
@@ -193,6 +270,9 @@ export class ProcessPool {
         this.alive.delete(process);
         const at = this.idle.indexOf(process);
         if (at >= 0) this.idle.splice(at, 1);
+        const timer = this.idleTimers.get(process);
+        if (timer !== undefined) clearTimeout(timer);
+        this.idleTimers.delete(process);
         this.options.onProcessEvent?.({ kind: 'exited', pid: process.pid, detail: exit.killedFor ?? (exit.signal ? `signal ${exit.signal}` : `exit code ${exit.code}`) });
         this.refill();
       };

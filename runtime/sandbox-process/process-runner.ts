@@ -17,7 +17,7 @@ import { RunRequestError, validateRunRequest, type LateCallEvent } from '../isol
 import { abortMessage, type StoppableRun } from '../run-checks.js';
 import { limitFailure } from '../../bridge/index.js';
 import { resolveOsSandbox, type OsSandboxKind, type OsSandboxMode } from '../os-sandbox/index.js';
-import { ProcessPool, type ProcessEvent } from './process-pool.js';
+import { defaultMaxProcesses, ProcessPool, type ProcessEvent } from './process-pool.js';
 import { executeProcessRun, type ProcessRunOutcome } from './process-run.js';
 import { errorText } from '../../tools/index.js';
 
@@ -25,8 +25,19 @@ import { errorText } from '../../tools/index.js';
 export interface ProcessRunnerOptions {
   /** Idle sandbox processes kept ready. Default 1. */
   readonly poolSize?: number;
-  /** Sandbox processes alive at once; further runs wait for one. Default 4. */
+  /**
+   * Sandbox processes alive at once; further runs wait for one. Default: as many as half the
+   * machine's memory holds at 256 MB each (run_code's default `rssMb`), 4 to 64 (`defaultMaxProcesses`).
+   * The pool grows to it on demand, one program per process, and shrinks back (`idleMs`).
+   */
   readonly maxProcesses?: number;
+  /** Processes beyond `poolSize` idle this long are stopped, in ms. Default 10,000. */
+  readonly idleMs?: number;
+  /**
+   * A process beyond `poolSize` (and the first) is started only while the machine has this much
+   * memory available (`os.freemem()`), in MB; otherwise the run waits for a busy one. Default 512.
+   */
+  readonly minFreeMb?: number;
   /** `memoryLimit` (MB) of each worker's warm isolate until a run asks for another. Default 64. */
   readonly memoryMb?: number;
   /** How often a busy process's RSS and CPU time are read, in ms. Default 25. */
@@ -86,10 +97,12 @@ function notifyQueued(bridge: GuestBridge, waiting: boolean): void {
 /** Creates the sandbox-process runner. */
 export function createProcessRunner(options: ProcessRunnerOptions = {}): ProcessRunner {
   const osSandbox = resolveOsSandbox({ mode: options.osSandbox, ...(options.bwrapPath !== undefined ? { bwrapPath: options.bwrapPath } : {}) });
-  const maxProcesses = Math.max(1, Math.floor(options.maxProcesses ?? 4));
+  const maxProcesses = Math.max(1, Math.floor(options.maxProcesses ?? defaultMaxProcesses()));
   const pool = new ProcessPool({
     size: Math.min(maxProcesses, Math.max(0, Math.floor(options.poolSize ?? 1))),
     maxProcesses,
+    idleMs: Math.max(0, options.idleMs ?? 10_000),
+    minFreeMb: Math.max(0, options.minFreeMb ?? 512),
     memoryMb: Math.max(8, options.memoryMb ?? 64),
     startTimeoutMs: options.startTimeoutMs ?? 15_000,
     maxRunsPerProcess: Math.max(1, options.maxRunsPerProcess ?? 100),

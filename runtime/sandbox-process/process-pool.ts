@@ -17,7 +17,7 @@
  * it did when it started; one grown past that is replaced.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { freemem, tmpdir, totalmem } from 'node:os';
+import { availableParallelism, freemem, tmpdir, totalmem } from 'node:os';
 import { basename, join } from 'node:path';
 import type { BubblewrapSandbox, NoOsSandbox, OsSandboxKind } from '../os-sandbox/index.js';
 import { SandboxProcess } from './sandbox-process.js';
@@ -62,6 +62,13 @@ interface Waiter {
   readonly resolve: (process: SandboxProcess) => void;
   readonly reject: (err: unknown) => void;
 }
+
+/**
+ * Processes started at once at most: a start is 0.2-0.4 s of CPU, and more starts in parallel
+ * than cores only slow each other down (24 at once on 2 loaded vCPUs passed their 15 s start
+ * timeout); meanwhile runs take processes others release.
+ */
+const MAX_STARTING = Math.min(4, Math.max(1, availableParallelism()));
 
 /** Per-process memory a default cap budgets for: run_code's default `rssMb`. */
 const PROCESS_BUDGET_MB = 256;
@@ -204,12 +211,16 @@ export class ProcessPool {
    */
   private grow(): void {
     const { maxProcesses, size, minFreeMb } = this.options;
-    while (!this.closed && this.alive.size + this.starting < maxProcesses && (this.starting < this.waiters.length || this.idle.length + this.starting < size)) {
+    while (!this.closed && this.starting < MAX_STARTING && this.alive.size + this.starting < maxProcesses && (this.starting < this.waiters.length || this.idle.length + this.starting < size)) {
       if (this.alive.size + this.starting >= Math.max(1, size) && this.freeMb() < minFreeMb) return;
       this.start().then(
-        (process) => this.release(process),
+        (process) => {
+          this.release(process);
+          this.grow();
+        },
         (err: unknown) => {
           // Processes alive or starting will serve as many waiting runs; one more than that fails.
+          // (No retry here: a start that fails for good would loop; a process's exit or the next run tries again.)
           if (this.alive.size + this.starting < this.waiters.length) this.waiters.shift()?.reject(err);
         },
       );

@@ -1,9 +1,12 @@
 /**
  * run_code end to end (program -> bridge -> host.call pipeline -> back), in both isolation modes
  * and on `node:vm` (no isolation: the floor):
- * - 10,000 sequential `await tools.noop()` in one program, per call, against 10,000 direct
- *   `host.call`s and against a direct in-process `await` with `structuredClone` of args and result;
- * - 1,000 concurrent `tools.noop()` with `Promise.all` (maxInFlight 1,000), per call;
+ * - 2,000 sequential `await tools.echo(args)` in one program (the realistic call of issue 15: a
+ *   4-field argument of about 180 bytes, validated and echoed back), per call, against 2,000
+ *   direct `host.call`s and against a direct in-process `await` with `structuredClone` of args
+ *   and result; then the decomposition of a call (docs in bench/README.md): frames, guest-side
+ *   JSON, a bare pipe round trip between two processes;
+ * - 1,000 concurrent `tools.echo(args)` with `Promise.all` (maxInFlight 1,000), per call;
  * - 1,000 concurrent calls to a tool that waits 1 ms, at maxInFlight 8 and 100 (ideal: about
  *   1,000 / maxInFlight timer ticks), against the same rolling pool run directly in-process;
  * - 100 sequential calls returning 50 KB each, per call, against the direct baseline;
@@ -18,12 +21,16 @@ import { createIsolateRunner, createProcessRunner, createRunCodeTool, transpileP
 import { createVmRunnerForBenchmarks } from '../runtime/run-code/vm-runner.js';
 
 const QUICK = process.env.BENCH_QUICK === '1';
-const SEQ = QUICK ? 1_000 : 10_000;
+const SEQ = 2_000;
 const CONC = 1_000;
 const BIG_CALLS = 100;
 
 // ---- tools ---------------------------------------------------------------------------------------
 const noopValue = { ok: true };
+/** The realistic argument (issue 15): 4 fields, about 180 bytes of JSON, echoed back. */
+const echoArgs = { id: 'ord_8f3a2c91d4e5', query: 'status:open customer:"Acme Corp" created:>2026-11-01 sort:updated', limit: 25, fields: ['id', 'status', 'total', 'updatedAt', 'customer'] };
+const echoBytes = JSON.stringify(echoArgs).length;
+const echoArgsSource = JSON.stringify(echoArgs);
 const bigValue = Array.from({ length: 500 }, (_, i) => ({ id: `row-${i}`, title: `Row number ${i} with some text`, score: i / 7, tags: ['a', 'b', 'c'] }));
 const bigBytes = JSON.stringify(bigValue).length;
 const tick = () => new Promise<void>((r) => setTimeout(r, 1));
@@ -31,6 +38,18 @@ const tick = () => new Promise<void>((r) => setTimeout(r, 1));
 const host: ToolHost = createToolHost();
 host.register([
   defineTool({ name: 'noop', description: 'Does nothing.', isConcurrencySafe: true, execute: () => noopValue }),
+  defineTool({
+    name: 'echo',
+    description: 'Echoes its arguments.',
+    parameters: {
+      id: { type: 'string', required: true },
+      query: { type: 'string', required: true },
+      limit: { type: 'number', required: true },
+      fields: { type: 'array', items: { type: 'string' }, required: true },
+    },
+    isConcurrencySafe: true,
+    execute: (args) => args,
+  }),
   defineTool({ name: 'wait1', description: 'Waits 1 ms.', isConcurrencySafe: true, execute: () => tick().then(() => noopValue) }),
   defineTool({ name: 'big', description: 'Returns about 50 KB.', isConcurrencySafe: true, execute: () => bigValue }),
 ]);
@@ -70,10 +89,7 @@ async function runProgram(tool: string, code: string): Promise<void> {
 }
 
 // ---- baselines -----------------------------------------------------------------------------------
-const noopDirect = async (args: unknown) => {
-  structuredClone(args);
-  return structuredClone(noopValue);
-};
+const echoDirect = async (args: unknown) => structuredClone(structuredClone(args));
 const bigDirect = async (args: unknown) => {
   structuredClone(args);
   return structuredClone(bigValue);
@@ -111,7 +127,7 @@ function print(title: string, bench: Bench, baseline: string, perOp: Record<stri
 }
 const heavy = { time: 0, iterations: QUICK ? 3 : 7, warmup: true, warmupIterations: 1, warmupTime: 0, retainSamples: true } as const;
 
-// ---- 1. sequential small calls -------------------------------------------------------------------
+// ---- 1. sequential realistic calls --------------------------------------------------------------
 {
   const bench = new Bench(heavy);
   const perOp: Record<string, number> = {};
@@ -119,18 +135,63 @@ const heavy = { time: 0, iterations: QUICK ? 3 : 7, warmup: true, warmupIteratio
     bench.add(name, fn);
     perOp[name] = SEQ;
   };
-  add('baseline: direct await + structuredClone', async () => {
-    for (let i = 0; i < SEQ; i++) await noopDirect({});
+  add('baseline: direct await + structuredClone both ways', async () => {
+    for (let i = 0; i < SEQ; i++) await echoDirect(echoArgs);
   });
   add('direct host.call', async () => {
-    for (let i = 0; i < SEQ; i++) await host.call({ id: `d${i}`, name: 'noop', args: {} });
+    for (let i = 0; i < SEQ; i++) await host.call({ id: `d${i}`, name: 'echo', args: echoArgs });
   });
-  for (const m of modes) add(`run_code ${m}`, () => runProgram(`rc_${slug(m)}`, `for (let i = 0; i < ${SEQ}; i++) await tools.noop();\nreturn 1;`));
+  for (const m of modes) add(`run_code ${m}`, () => runProgram(`rc_${slug(m)}`, `const a = ${echoArgsSource};\nfor (let i = 0; i < ${SEQ}; i++) await tools.echo(a);\nreturn 1;`));
   await bench.run();
-  print(`${SEQ.toLocaleString('en')} sequential small calls (per call)`, bench, 'baseline: direct await + structuredClone', perOp, 'µs');
+  print(`${SEQ.toLocaleString('en')} sequential calls echoing a ${echoBytes}-byte, 4-field argument (per call; targets: process <= 20x, isolate <= 8x)`, bench, 'baseline: direct await + structuredClone both ways', perOp, 'µs');
 }
 
-// ---- 2. concurrent small calls -------------------------------------------------------------------
+// ---- 1b. where a call's time goes -----------------------------------------------------------------
+{
+  const { encodeFrame, FrameReader } = await import('../runtime/sandbox-process/frames.js');
+  const argsJson = JSON.stringify(echoArgs);
+  const callFrame = { t: 'calls', runId: 1, items: [1, 'echo', argsJson] } as never;
+  const resultFrame = { t: 'results', runId: 1, items: [1, 1, argsJson, ''] } as never;
+  let got = 0;
+  const reader = new FrameReader(() => 1 << 30, () => got++);
+  const { spawn } = await import('node:child_process');
+  const echoChild = spawn(process.execPath, ['-e', "process.stdin.on('data', (d) => process.stdout.write(d));"], { stdio: ['pipe', 'pipe', 'inherit'] });
+  await new Promise((r) => setTimeout(r, 300));
+  const ping = Buffer.alloc(54, 1);
+  const pipeRoundTrip = () =>
+    new Promise<void>((resolve) => {
+      echoChild.stdout!.once('data', () => resolve());
+      echoChild.stdin!.write(ping);
+    });
+  const N = 2_000;
+  const bench = new Bench({ time: 0, iterations: QUICK ? 5 : 15, warmup: true, warmupIterations: 2, warmupTime: 0, retainSamples: true });
+  const perOp: Record<string, number> = {};
+  const add = (name: string, fn: () => unknown, n = N) => {
+    bench.add(name, fn as () => Promise<void>);
+    perOp[name] = n;
+  };
+  add('baseline: direct await + structuredClone both ways', async () => {
+    for (let i = 0; i < N; i++) await echoDirect(echoArgs);
+  });
+  add('guest-side JSON: stringify args + parse result (in this V8, warm)', () => {
+    for (let i = 0; i < N; i++) JSON.parse(JSON.stringify(echoArgs));
+  });
+  add('frames: encode + decode a call and its result', () => {
+    for (let i = 0; i < N; i++) {
+      reader.push(encodeFrame(callFrame));
+      reader.push(encodeFrame(resultFrame));
+    }
+  });
+  add('process hop: bare 54-byte pipe round trip to a child', async () => {
+    for (let i = 0; i < N / 10; i++) await pipeRoundTrip();
+  }, N / 10);
+  await bench.run();
+  echoChild.kill();
+  print('pieces of one call (per call), same run', bench, 'baseline: direct await + structuredClone both ways', perOp, 'µs');
+  if (got === 0) throw new Error('frames were not decoded');
+}
+
+// ---- 2. concurrent realistic calls ----------------------------------------------------------------
 {
   const bench = new Bench(heavy);
   const perOp: Record<string, number> = {};
@@ -138,15 +199,15 @@ const heavy = { time: 0, iterations: QUICK ? 3 : 7, warmup: true, warmupIteratio
     bench.add(name, fn);
     perOp[name] = CONC;
   };
-  add('baseline: Promise.all of direct awaits + structuredClone', async () => {
-    await Promise.all(Array.from({ length: CONC }, () => noopDirect({})));
+  add('baseline: Promise.all of direct awaits + structuredClone both ways', async () => {
+    await Promise.all(Array.from({ length: CONC }, () => echoDirect(echoArgs)));
   });
   add('direct host.call, Promise.all', async () => {
-    await Promise.all(Array.from({ length: CONC }, (_, i) => host.call({ id: `c${i}`, name: 'noop', args: {} })));
+    await Promise.all(Array.from({ length: CONC }, (_, i) => host.call({ id: `c${i}`, name: 'echo', args: echoArgs })));
   });
-  for (const m of modes) add(`run_code ${m}`, () => runProgram(`rc_${slug(m)}`, `await Promise.all(Array.from({ length: ${CONC} }, () => tools.noop()));\nreturn 1;`));
+  for (const m of modes) add(`run_code ${m}`, () => runProgram(`rc_${slug(m)}`, `const a = ${echoArgsSource};\nawait Promise.all(Array.from({ length: ${CONC} }, () => tools.echo(a)));\nreturn 1;`));
   await bench.run();
-  print(`${CONC} concurrent small calls, maxInFlight 1000 (per call)`, bench, 'baseline: Promise.all of direct awaits + structuredClone', perOp, 'µs');
+  print(`${CONC} concurrent calls echoing the same argument, maxInFlight 1000 (per call; target: process <= 4x)`, bench, 'baseline: Promise.all of direct awaits + structuredClone both ways', perOp, 'µs');
 }
 
 // ---- 3. concurrent calls to a 1 ms tool ----------------------------------------------------------

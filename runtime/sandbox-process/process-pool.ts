@@ -109,9 +109,13 @@ export class ProcessPool {
   /**
    * An idle process, else the first one free: released by another run or started for this one,
    * holding at most `maxGrowthMb` more resident memory than when it started (see the file note).
-   * Rejects when the pool is closed, or when a start fails and no process is left to wait for.
+   * Rejects when the pool is closed, when a start fails and no process is left to wait for, on
+   * `signal`, and on `queueLimit` only while the run is queued: when the pool could start no
+   * process for it (at `maxProcesses`, or short of memory). A run a process is being started
+   * for is bounded by the start's own timeout instead, as a cold start always was.
    */
-  async acquire(signal: AbortSignal, maxGrowthMb = Number.POSITIVE_INFINITY): Promise<SandboxProcess> {
+  async acquire(signal: AbortSignal, options: { readonly queueLimit?: AbortSignal; readonly maxGrowthMb?: number } = {}): Promise<SandboxProcess> {
+    const { queueLimit, maxGrowthMb = Number.POSITIVE_INFINITY } = options;
     if (this.closed) throw new Error('the process runner is closed');
     let process: SandboxProcess | undefined;
     while ((process = this.idle.shift()) !== undefined && (process.dead || this.retireIfGrown(process, maxGrowthMb)));
@@ -121,26 +125,39 @@ export class ProcessPool {
       return process;
     }
     const waiting = new Promise<SandboxProcess>((resolve, reject) => {
+      const unlisten = () => {
+        signal.removeEventListener('abort', onAbort);
+        queueLimit?.removeEventListener('abort', onQueueLimit);
+      };
       const waiter: Waiter = {
         maxGrowthMb,
         resolve: (p) => {
-          signal.removeEventListener('abort', onAbort);
+          unlisten();
           resolve(p);
         },
         reject: (err) => {
-          signal.removeEventListener('abort', onAbort);
+          unlisten();
           reject(err);
         },
       };
       const onAbort = () => {
+        unlisten();
         const at = this.waiters.indexOf(waiter);
         if (at >= 0) this.waiters.splice(at, 1);
         reject(signal.reason ?? new Error('aborted'));
       };
+      const onQueueLimit = () => {
+        if (this.waiters.includes(waiter)) onAbort();
+      };
       signal.addEventListener('abort', onAbort, { once: true });
       this.waiters.push(waiter);
+      const blocked = this.grow();
+      // Queued only when no process can be started for it (the cap, or memory).
+      if (queueLimit !== undefined && blocked && this.starting < this.waiters.length) {
+        if (queueLimit.aborted) onQueueLimit();
+        else queueLimit.addEventListener('abort', onQueueLimit, { once: true });
+      }
     });
-    this.grow();
     return waiting;
   }
 
@@ -207,12 +224,14 @@ export class ProcessPool {
    * Starts processes in the background while runs wait for more than are starting, up to
    * `maxProcesses`, and beyond the first `size` (at least one) only while memory allows. A
    * started process goes to the first waiting run (or idles); a start that fails fails the first
-   * waiting run when nothing else alive could serve it.
+   * waiting run when nothing else alive could serve it. Returns whether more were needed than the
+   * cap or memory allowed (the runs beyond those starting are then queued).
    */
-  private grow(): void {
+  private grow(): boolean {
     const { maxProcesses, size, minFreeMb } = this.options;
-    while (!this.closed && this.starting < MAX_STARTING && this.alive.size + this.starting < maxProcesses && (this.starting < this.waiters.length || this.idle.length + this.starting < size)) {
-      if (this.alive.size + this.starting >= Math.max(1, size) && this.freeMb() < minFreeMb) return;
+    const needed = () => this.starting < this.waiters.length || this.idle.length + this.starting < size;
+    while (!this.closed && this.starting < MAX_STARTING && this.alive.size + this.starting < maxProcesses && needed()) {
+      if (this.alive.size + this.starting >= Math.max(1, size) && this.freeMb() < minFreeMb) return true;
       this.start().then(
         (process) => {
           this.release(process);
@@ -225,6 +244,7 @@ export class ProcessPool {
         },
       );
     }
+    return this.alive.size + this.starting >= maxProcesses && needed();
   }
 
   private freeMb(): number {

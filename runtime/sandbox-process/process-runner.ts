@@ -135,7 +135,7 @@ export function createProcessRunner(options: ProcessRunnerOptions = {}): Process
       try {
         // Memory an earlier run left in a process would count against this run's rssMb: it gets
         // one that holds at most a quarter of rssMb more than a fresh process.
-        process = await pool.acquire(waits ? AbortSignal.any([signal, gaveUp.signal]) : signal, request.limits.rssMb / 4);
+        process = await pool.acquire(signal, { queueLimit: waits ? gaveUp.signal : undefined, maxGrowthMb: request.limits.rssMb / 4 });
       } catch (err) {
         const wallMs = performance.now() - startedAt;
         if (signal.aborted || closed) return { ok: false, failure: { kind: 'aborted', message: 'The run was aborted while waiting for a sandbox process.' }, cpuMs: 0, wallMs, pid: undefined };

@@ -9,24 +9,11 @@
  */
 import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
+import { BENCH_RUN_LIMITS } from './runner-limits.js';
 import type { GuestBridge, RunLimits } from '../runtime/program-runner.js';
 import { createProcessRunner, type ProcessRunner } from '../runtime/sandbox-process/index.js';
 
-const limits: RunLimits = {
-  memoryMb: 64,
-  cpuMs: 30_000,
-  wallMs: 60_000,
-  maxCalls: 100_000,
-  maxInFlight: 1_000,
-  maxOutputBytes: 1 << 20,
-  maxLogBytes: 1 << 20,
-  maxArgBytes: 1 << 20,
-  maxArgDepth: 64,
-  maxArgNodes: 100_000,
-  maxResultBytes: 1 << 20,
-  rssMb: 1024,
-  hostMs: 600_000,
-};
+const limits: RunLimits = BENCH_RUN_LIMITS;
 const bridge: GuestBridge = { call: async (_name, argsJson) => ({ ok: true, json: argsJson }), log: () => undefined };
 const never = new AbortController().signal;
 const scale = Math.max(1, Number(process.env.OS_SANDBOX_BENCH_ROUNDS ?? 1));

@@ -16,29 +16,11 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createToolHost, defineTool, type JsonValue, type ToolEvent } from '../tools/index.js';
 import { openRunBridge, type BridgeLimits, type ChildOutcome } from './index.js';
+import { deepMerge, PROTO_NAMES, restorePrototypes } from '../tools/test-support.js';
 
 const LIMITS: BridgeLimits = { wallMs: 60_000, maxCalls: 1_000, maxInFlight: 3, maxLogBytes: 100_000, maxArgBytes: 400, maxArgDepth: 5, maxArgNodes: 30, hostMs: 60_000 };
 
-const PROTO_NAMES = Object.getOwnPropertyNames(Object.prototype).sort();
-// The deep merge below also writes onto built-in functions through inherited names (plain data
-// by the rule; only `__proto__` and `constructor.prototype` reach a prototype): undone per run.
-const STATICS: [object, string[]][] = [Object, Function, Object.prototype.valueOf, Object.prototype.toString].map((o) => [o, Object.getOwnPropertyNames(o)]);
-const restore = () => {
-  for (const name of Object.getOwnPropertyNames(Object.prototype)) if (!PROTO_NAMES.includes(name)) delete (Object.prototype as Record<string, unknown>)[name];
-  for (const [o, names] of STATICS) for (const name of Object.getOwnPropertyNames(o)) if (!names.includes(name)) delete (o as Record<string, unknown>)[name];
-};
-afterEach(restore);
-
-function deepMerge(target: Record<string, unknown>, source: unknown): void {
-  if (typeof source !== 'object' || source === null) return;
-  for (const key of Object.keys(source)) {
-    const value = (source as Record<string, unknown>)[key];
-    if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
-      if ((typeof target[key] !== 'object' && typeof target[key] !== 'function') || target[key] === null) target[key] = {};
-      deepMerge(target[key] as Record<string, unknown>, value);
-    } else target[key] = value;
-  }
-}
+afterEach(restorePrototypes);
 
 /** Argument text: JSON with prototype-colliding keys, from tiny to past every cap. */
 const key = fc.oneof(fc.constantFrom('__proto__', 'constructor', 'prototype', 'polluted', 'text'), fc.string({ maxLength: 3 }));
@@ -171,7 +153,7 @@ describe('the bridge, whatever a program does and in whatever order its calls se
 
         // The host is unpolluted.
         expect(Object.getOwnPropertyNames(Object.prototype).sort()).toEqual(PROTO_NAMES);
-        restore();
+        restorePrototypes();
         // Every guest call settled exactly once, none by rejecting.
         expect(settled.filter((x) => x === undefined || x === 'rejected')).toEqual([]);
         // Every dispatched call has exactly one tool/call and one tool/result; no result without a dispatch.

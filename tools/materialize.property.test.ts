@@ -11,33 +11,13 @@ import { z } from 'zod';
 import { defineTool } from './define-tool.js';
 import { childPath, type JsonValue } from './json.js';
 import { FULL_REPORT_NODES, MAX_VALIDATION_MESSAGE_CHARS } from './materialize.js';
-import { recordingHost } from './test-support.js';
+import { deepMerge, PROTO_NAMES, recordingHost, restorePrototypes } from './test-support.js';
 
-const PROTO_NAMES = Object.getOwnPropertyNames(Object.prototype).sort();
 const unpolluted = () => {
   expect(Object.getOwnPropertyNames(Object.prototype).sort()).toEqual(PROTO_NAMES);
   expect(({} as Record<string, unknown>).polluted).toBeUndefined();
 };
-// A deep merge that follows inherited names also writes onto built-in functions
-// (`{"valueOf":{"constructor":{"x":1}}}` sets Function.x): plain data by the rule (only
-// `__proto__` and `constructor.prototype` reach a prototype), but cleaned up between runs.
-const STATICS: [object, string[]][] = [Object, Function, Object.prototype.valueOf, Object.prototype.toString].map((o) => [o, Object.getOwnPropertyNames(o)]);
-const restore = () => {
-  for (const name of Object.getOwnPropertyNames(Object.prototype)) if (!PROTO_NAMES.includes(name)) delete (Object.prototype as Record<string, unknown>)[name];
-  for (const [o, names] of STATICS) for (const name of Object.getOwnPropertyNames(o)) if (!names.includes(name)) delete (o as Record<string, unknown>)[name];
-};
-afterEach(restore);
-
-function deepMerge(target: Record<string, unknown>, source: unknown): void {
-  if (typeof source !== 'object' || source === null) return;
-  for (const key of Object.keys(source)) {
-    const value = (source as Record<string, unknown>)[key];
-    if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
-      if ((typeof target[key] !== 'object' && typeof target[key] !== 'function') || target[key] === null) target[key] = {};
-      deepMerge(target[key] as Record<string, unknown>, value);
-    } else target[key] = value;
-  }
-}
+afterEach(restorePrototypes);
 
 /** JSON text (so `__proto__` is an ordinary key, as a model or program sends it) with keys drawn to collide with prototypes. */
 const key = fc.oneof(fc.constantFrom('__proto__', 'constructor', 'prototype', 'toString', 'valueOf', 'polluted', 'a'), fc.string({ maxLength: 3 }));
@@ -111,7 +91,7 @@ describe('materialization over arbitrary JSON with hostile keys', () => {
           expect(ran()).toBe(1);
         }
         unpolluted();
-        restore();
+        restorePrototypes();
         expect(events.filter((e) => e.type === 'tool/call')).toHaveLength(1);
         expect(events.filter((e) => e.type === 'tool/result')).toHaveLength(1);
       }),
@@ -139,7 +119,7 @@ describe('materialization over arbitrary JSON with hostile keys', () => {
           expect(result.value).toBeUndefined();
         } else expect(result.value).toEqual(JSON.parse(text));
         unpolluted();
-        restore();
+        restorePrototypes();
         expect(events.filter((e) => e.type === 'tool/result')).toHaveLength(1);
       }),
       { numRuns: 200 },

@@ -1,6 +1,7 @@
 /** Small factories shared by the langchain/ tests (not part of the build). */
 import type { ToolMessage } from '@langchain/core/messages';
 import { createToolHost, decision, defineTool, type ApprovalChannel, type ToolEvent } from '../tools/index.js';
+import { lookupHits, lookupTool } from '../test/support/lookup-tool.js';
 
 /** A promise with its resolver exposed. */
 export function gate() {
@@ -28,20 +29,10 @@ export function testHost(options: { approval?: ApprovalChannel } = {}) {
   const signals: AbortSignal[] = [];
   let noteGate = gate();
   host.register([
-    defineTool({
-      name: 'lookup',
-      description: 'Looks a term up.',
-      parameters: { q: { type: 'string', required: true, description: 'The term' }, limit: { type: 'integer', minimum: 1 } },
-      output: {
-        schema: { type: 'object', properties: { q: { type: 'string', required: true }, hits: { type: 'array', items: { type: 'string' }, required: true } } },
-        render: (_args, value) => `lookup "${value.q}": ${value.hits.join(', ')}`,
-      },
-      isConcurrencySafe: true,
-      execute: (args) => {
-        runs.lookup++;
-        log.push(`lookup ${args.q}`);
-        return { q: args.q, hits: Array.from({ length: args.limit ?? 2 }, (_, i) => `${args.q}-${i + 1}`) };
-      },
+    lookupTool((args) => {
+      runs.lookup++;
+      log.push(`lookup ${args.q}`);
+      return lookupHits(args);
     }),
     defineTool({ name: 'deploy', description: 'Deploys.', parameters: { env: { type: 'string', required: true } }, execute: (args) => (runs.deploy++, { deployed: args.env }) }),
     defineTool({ name: 'fail', description: 'Fails.', parameters: { message: { type: 'string', required: true } }, execute: (args) => { runs.fail++; throw new Error(args.message); } }),

@@ -17,6 +17,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createRunCodeTool } from '../runtime/index.js';
 import { createToolHost, decision, defineTool, type AgentRef, type ApprovalChannel, type JsonValue, type ToolEvent, type ToolHost } from '../tools/index.js';
+import { lookupHits, lookupTool } from './support/lookup-tool.js';
 
 /** One call the scripted model makes. */
 export interface ScriptedCall {
@@ -123,20 +124,10 @@ export function contractHost(options: { approval?: ApprovalChannel; runCode?: bo
     return body();
   };
   host.register([
-    defineTool({
-      name: 'lookup',
-      description: 'Looks a term up.',
-      parameters: { q: { type: 'string', required: true, description: 'The term' }, limit: { type: 'integer', minimum: 1 } },
-      output: {
-        schema: { type: 'object', properties: { q: { type: 'string', required: true }, hits: { type: 'array', items: { type: 'string' }, required: true } } },
-        render: (_args, value) => `lookup "${value.q}": ${value.hits.join(', ')}`,
-      },
-      isConcurrencySafe: true,
-      execute: async (args) => {
-        runs.lookup++;
-        const value = () => ({ q: args.q, hits: Array.from({ length: args.limit ?? 2 }, (_, i) => `${args.q}-${i + 1}`) });
-        return args.q.startsWith('slow') ? timed(args.q, value) : value();
-      },
+    lookupTool(async (args) => {
+      runs.lookup++;
+      const value = () => lookupHits(args);
+      return args.q.startsWith('slow') ? timed(args.q, value) : value();
     }),
     defineTool({ name: 'deploy', description: 'Deploys.', parameters: { env: { type: 'string', required: true } }, execute: (args) => (runs.deploy++, { deployed: args.env }) }),
     defineTool({ name: 'note', description: 'Writes a note.', parameters: { text: { type: 'string', required: true } }, execute: (args) => (runs.note++, timed(`note ${args.text}`, () => ({ saved: args.text }))) }),

@@ -13,6 +13,7 @@ import { createRunCodeTool } from '../runtime/index.js';
 import { createToolHost, decision, defineTool, ToolSelectionError, type ApprovalChannel, type ToolEvent, type ToolHost } from '../tools/index.js';
 import { describeAdapterContract } from './adapter-contract.js';
 import { agentsDriver, callData, programmaticToolCalling, runner, scriptedAgent, sentResults, textStep, toolStep, type ScriptedCall } from './support/openai-agents-driver.js';
+import { lookupHits, lookupTool } from './support/lookup-tool.js';
 
 const agentRef = { id: 'agent-1' };
 
@@ -46,22 +47,12 @@ function fixture(options: { approval?: ApprovalChannel; runCode?: boolean } = {}
   const timeline: string[] = [];
   const tick = () => new Promise((r) => setTimeout(r, 15));
   host.register([
-    defineTool({
-      name: 'lookup',
-      description: 'Looks a term up.',
-      parameters: { q: { type: 'string', required: true, description: 'The term' }, limit: { type: 'integer', minimum: 1 } },
-      output: {
-        schema: { type: 'object', properties: { q: { type: 'string', required: true }, hits: { type: 'array', items: { type: 'string' }, required: true } } },
-        render: (_args, value) => `lookup "${value.q}": ${value.hits.join(', ')}`,
-      },
-      isConcurrencySafe: true,
-      execute: async (args) => {
-        runs.lookup!++;
-        timeline.push(`lookup:${args.q}:start`);
-        await tick();
-        timeline.push(`lookup:${args.q}:end`);
-        return { q: args.q, hits: Array.from({ length: args.limit ?? 2 }, (_, i) => `${args.q}-${i + 1}`) };
-      },
+    lookupTool(async (args) => {
+      runs.lookup!++;
+      timeline.push(`lookup:${args.q}:start`);
+      await tick();
+      timeline.push(`lookup:${args.q}:end`);
+      return lookupHits(args);
     }),
     defineTool({ name: 'deploy', description: 'Deploys.', parameters: { env: { type: 'string', required: true } }, execute: (args) => (runs.deploy!++, { deployed: args.env }) }),
     defineTool({ name: 'fail', description: 'Fails.', parameters: { message: { type: 'string', required: true } }, execute: (args) => { runs.fail!++; throw new Error(args.message); } }),

@@ -8,6 +8,7 @@ import { generateText, stepCountIs, type LanguageModel } from 'ai';
 import { toAiSdkTools } from 'ptc-runtime/ai-sdk';
 import { createRunCodeTool } from 'ptc-runtime/runtime';
 import { createHost } from './tools.js';
+import { EXAMPLE_PROGRAM, EXAMPLE_PROMPT } from './design-spend.js';
 
 export async function aiSdkExample(model: LanguageModel) {
   const host = createHost(); // the example tools (team, expenses, documents) and their policy
@@ -17,7 +18,7 @@ export async function aiSdkExample(model: LanguageModel) {
     return await generateText({
       model,
       tools: toAiSdkTools(host, { agent: { id: 'analyst' } }),
-      prompt: 'How much did the design team spend in October 2026, per person?',
+      prompt: EXAMPLE_PROMPT,
       // The default stops after the first tool step, before the model has read any result.
       stopWhen: stepCountIs(5),
     });
@@ -26,14 +27,8 @@ export async function aiSdkExample(model: LanguageModel) {
   }
 }
 
-/** The program a model would write for the prompt (the scripted model sends it). */
-export const EXAMPLE_PROGRAM = `
-const { members } = await tools.team_list({ team: 'design' });
-const totals = await Promise.all(members.map(async (m) => {
-  const { totalCents } = await tools.expenses_list({ employeeId: m.id, month: '2026-10' });
-  return { name: m.name, euros: totalCents / 100 };
-}));
-return totals;`;
+/** The program the scripted model sends (tests reuse it). */
+export { EXAMPLE_PROGRAM };
 
 if (process.argv[1]?.endsWith('ai-sdk.js')) {
   const { MockLanguageModelV3 } = await import('ai/test');

@@ -10,13 +10,14 @@ import type { Message, MessageParam } from '@anthropic-ai/sdk/resources/messages
 import { runToolUses, toAnthropicTools } from 'ptc-runtime/anthropic';
 import { createRunCodeTool } from 'ptc-runtime/runtime';
 import { createHost } from './tools.js';
+import { EXAMPLE_PROGRAM, EXAMPLE_PROMPT } from './design-spend.js';
 
 export async function anthropicExample(client: Anthropic, { model = 'claude-sonnet-4-6', maxTurns = 5 } = {}) {
   const host = createHost(); // the example tools (team, expenses, documents) and their policy
   const runCode = createRunCodeTool({ host, limits: { wallMs: 30_000 } });
   host.register(runCode);
   const tools = toAnthropicTools(host); // run_code and every tool beside it
-  const messages: MessageParam[] = [{ role: 'user', content: 'How much did the design team spend in October 2026, per person?' }];
+  const messages: MessageParam[] = [{ role: 'user', content: EXAMPLE_PROMPT }];
   try {
     for (let turn = 0; turn < maxTurns; turn++) {
       const message: Message = await client.messages.create({ model, max_tokens: 4096, tools, messages });
@@ -31,14 +32,8 @@ export async function anthropicExample(client: Anthropic, { model = 'claude-sonn
   }
 }
 
-/** The program a model would write for the prompt (the scripted API sends it). */
-export const EXAMPLE_PROGRAM = `
-const { members } = await tools.team_list({ team: 'design' });
-const totals = await Promise.all(members.map(async (m) => {
-  const { totalCents } = await tools.expenses_list({ employeeId: m.id, month: '2026-10' });
-  return { name: m.name, euros: totalCents / 100 };
-}));
-return totals;`;
+/** The program the scripted model sends (tests reuse it). */
+export { EXAMPLE_PROGRAM };
 
 if (process.argv[1]?.endsWith('anthropic.js')) {
   const { default: AnthropicClient } = await import('@anthropic-ai/sdk');

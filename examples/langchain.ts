@@ -12,8 +12,9 @@ import { ToolNode, toolsCondition } from '@langchain/langgraph/prebuilt';
 import { runToolCalls, toLangChainTools } from 'ptc-runtime/langchain';
 import { createRunCodeTool } from 'ptc-runtime/runtime';
 import { createHost } from './tools.js';
+import { EXAMPLE_PROGRAM, EXAMPLE_PROMPT } from './design-spend.js';
 
-const PROMPT = 'How much did the design team spend in October 2026, per person?';
+const PROMPT = EXAMPLE_PROMPT;
 const AGENT = { id: 'analyst' };
 
 /** LangGraph's agent graph: the model, then a ToolNode over our tools, until the model answers. */
@@ -59,14 +60,8 @@ export async function toolLoopExample(model: BaseChatModel, maxTurns = 5) {
   }
 }
 
-/** The program a model would write for the prompt (the scripted model sends it). */
-export const EXAMPLE_PROGRAM = `
-const { members } = await tools.team_list({ team: 'design' });
-const totals = await Promise.all(members.map(async (m) => {
-  const { totalCents } = await tools.expenses_list({ employeeId: m.id, month: '2026-10' });
-  return { name: m.name, euros: totalCents / 100 };
-}));
-return totals;`;
+/** The program the scripted model sends (tests reuse it). */
+export { EXAMPLE_PROGRAM };
 
 if (process.argv[1]?.endsWith('langchain.js')) {
   const { fakeModel } = await import('@langchain/core/testing');

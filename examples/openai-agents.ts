@@ -13,6 +13,7 @@ import { Agent, RunState, Runner, type Model } from '@openai/agents-core';
 import { agentsCallData, toAgentsTools } from 'ptc-runtime/openai-agents';
 import { createRunCodeTool } from 'ptc-runtime/runtime';
 import { createHost } from './tools.js';
+import { EXAMPLE_PROGRAM, EXAMPLE_PROMPT } from './design-spend.js';
 
 // Tracing exports to OpenAI's servers; it is off here so the example runs offline.
 const runner = new Runner({ tracingDisabled: true });
@@ -28,7 +29,7 @@ export async function openAiAgentsExample(model: Model | string) {
       model,
       tools: toAgentsTools(host, { agent: { id: 'analyst' } }), // run_code and every tool beside it
     });
-    const result = await runner.run(agent, 'How much did the design team spend in October 2026, per person?');
+    const result = await runner.run(agent, EXAMPLE_PROMPT);
     // The model read our rendered output; the app reads each call's canonical value.
     const calls = result.newItems.map(agentsCallData).filter((c) => c !== undefined);
     return { finalOutput: result.finalOutput, calls };
@@ -55,14 +56,8 @@ export async function openAiAgentsApprovalExample(models: { first: Model; resume
   return { asked, finalOutput: result.finalOutput, calls: result.newItems.map(agentsCallData).filter((c) => c !== undefined) };
 }
 
-/** The program a model would write for the first prompt (the scripted model sends it). */
-export const EXAMPLE_PROGRAM = `
-const { members } = await tools.team_list({ team: 'design' });
-const totals = await Promise.all(members.map(async (m) => {
-  const { totalCents } = await tools.expenses_list({ employeeId: m.id, month: '2026-10' });
-  return { name: m.name, euros: totalCents / 100 };
-}));
-return totals;`;
+/** The program the scripted model sends (tests reuse it). */
+export { EXAMPLE_PROGRAM };
 
 if (process.argv[1]?.endsWith('openai-agents.js')) {
   const { ScriptedModel, assistantMessage, functionCall } = await import('@openai/agents-core/testing');

@@ -115,20 +115,18 @@ async function readBody(req: IncomingMessage, res: ServerResponse, max: number):
 
 /**
  * Serves the host's `run_code` (and with `exposeTools` its tools) over Streamable HTTP until
- * `close()`. Rejects with an `InvalidOptionError` for a bad `port`, `hostname`, `path` or
- * `stateful` (http-options.ts), with {@link McpConfigError} for an unsafe setup (off loopback
+ * `close()`. Rejects with an `InvalidOptionError` for a bad `port`, `hostname`, `path`,
+ * `stateful`, `maxSessions` or `sessionIdleMs` (http-options.ts), with {@link McpConfigError} for an unsafe setup (off loopback
  * without a token, a short token) and when the port cannot be bound.
  */
 export async function serveMcpHttp(options: McpHttpServeOptions): Promise<McpHttpServer> {
-  const { hostname, port: requestedPort, path, stateful } = resolveListenOptions(options);
+  const { hostname, port: requestedPort, path, stateful, maxSessions, sessionIdleMs: idleMs } = resolveListenOptions(options);
   if (!isLoopback(hostname) && !options.authToken) {
     throw new McpConfigError('serveMcpHttp', `listening on ${hostname} (not loopback) needs an authToken: anyone who can reach the port could run programs against this host`);
   }
   if (options.authToken !== undefined && (typeof options.authToken !== 'string' || options.authToken.length < 16)) throw new McpConfigError('serveMcpHttp', 'authToken must be a string of at least 16 characters');
   const token = options.authToken === undefined ? undefined : digest(options.authToken);
   const report = options.onError ?? (() => {});
-  const maxSessions = options.maxSessions ?? 100;
-  const idleMs = options.sessionIdleMs ?? 10 * 60_000;
   const sessions = new Map<string, { transport: StreamableHTTPServerTransport; lastUsed: number }>();
   let allowedHosts = new Set<string>();
   let allowedOrigins = new Set<string>();

@@ -215,7 +215,7 @@ describe('when serveMcpHttp is set up unsafely', () => {
   });
 });
 
-describe('when serveMcpHttp is given a bad port, hostname or path', () => {
+describe('when serveMcpHttp is given a bad port, hostname, path or session option', () => {
   const host = createToolHost();
   const refusal = (options: Partial<Parameters<typeof serveMcpHttp>[0]>) => serveMcpHttp({ host, ...options }).then((s) => s.close().then(() => 'listened'), (e: unknown) => e);
 
@@ -236,6 +236,12 @@ describe('when serveMcpHttp is given a bad port, hostname or path', () => {
     [{ path: '/a/../mcp' }, 'path', /read as "\/mcp", which would never match/],
     [{ path: '/m cp' }, 'path', /read as "\/m%20cp"/],
     [{ path: '//mcp' }, 'path', /would never match/],
+    [{ maxSessions: 0 }, 'maxSessions', /maxSessions must be a whole number of sessions, 1 or more, got 0$/],
+    [{ maxSessions: Number.NaN }, 'maxSessions', /got NaN/],
+    [{ maxSessions: 2.5 }, 'maxSessions', /whole number/],
+    [{ sessionIdleMs: 0 }, 'sessionIdleMs', /sessionIdleMs must be a number of ms above 0 and at most 2147483647/],
+    [{ sessionIdleMs: 2 ** 31 }, 'sessionIdleMs', /got 2147483648$/],
+    [{ sessionIdleMs: '60000' as never }, 'sessionIdleMs', /got "60000"/],
   ])('%j is an InvalidOptionError naming %s', async (options, option, message) => {
     const err = await refusal(options);
     expect(InvalidOptionError.isInstance(err), String(err)).toBe(true);

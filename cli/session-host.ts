@@ -38,6 +38,8 @@ export interface SessionHost {
   readonly runCode: RunCodeTool;
   readonly trace?: TraceWriter;
   readonly mcp?: McpImport;
+  /** The tools programs can call: the host's tools without run_code, tool_search and spill_read. */
+  readonly programTools: number;
   /** Closes run_code's runner, the MCP servers and the trace (writing its end line). */
   close(): Promise<void>;
 }
@@ -152,18 +154,23 @@ export async function buildSessionHost(
     if (OsSandboxUnavailableError.isInstance(err) || OsSandboxOptionError.isInstance(err)) throw new CliError(`--os-sandbox: ${(err as Error).message}`);
     throw err;
   }
+  const searchTool = createToolSearchTool({ host });
   try {
     // tool_search beside run_code: a large catalog (many MCP tools) is described as an index.
-    host.register([runCode, createToolSearchTool({ host })]);
+    host.register([runCode, searchTool]);
   } catch (err) {
     trace?.close();
     await mcp?.close();
     throw new CliError(`cannot register run_code: ${(err as Error).message}`);
   }
   let closed = false;
+  const companions = new Set<unknown>([runCode, runCode.spillRead, searchTool]);
   return {
     host,
     runCode,
+    get programTools() {
+      return host.tools().filter((t) => !companions.has(t)).length;
+    },
     ...(trace ? { trace } : {}),
     ...(mcp ? { mcp } : {}),
     async close() {

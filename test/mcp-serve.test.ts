@@ -151,6 +151,8 @@ describe('when `ptc mcp serve` runs as a real process on stdio', () => {
     expect(lines.map((l) => l.id)).toEqual([1, 2]);
     expect(lines[1]!.result?.structuredContent).toEqual({ result: 'done' });
     expect(err).toContain('loading noisy tools');
+    // The start line counts the tools programs can call: not run_code, tool_search or spill_read.
+    expect(err).toContain('ptc mcp serve: run_code over 1 tool(s), tools exposed; waiting on stdio');
     expect(err).toContain('"forged":true');
     expect(err).toContain('raw write');
   }, 60_000);

@@ -98,8 +98,8 @@ async function serve(flags: ServeFlags, out: Writable): Promise<void> {
     },
     { verbose: flags.mcpVerbose === true, ...(approval ? { approval } : {}) },
   );
-  const names = session.host.tools().map((t) => t.name);
-  process.stderr.write(`ptc mcp serve: run_code over ${names.length - 1} tool(s)${flags.exposeTools ? ', tools exposed' : ''}; waiting on stdio\n`);
+  const tools = session.programTools;
+  process.stderr.write(`ptc mcp serve: run_code over ${tools} tool(s)${flags.exposeTools ? ', tools exposed' : ''}; waiting on stdio\n`);
   const stop = new AbortController();
   const onSignal = () => stop.abort();
   process.once('SIGTERM', onSignal);
@@ -157,7 +157,7 @@ async function serveHttp(flags: ServeFlags, address: { hostname: string; port: n
     if (McpConfigError.isInstance(err) || InvalidOptionError.isInstance(err)) throw new CliError((err as Error).message);
     throw err;
   }
-  const tools = session.host.tools().length - 1;
+  const tools = session.programTools;
   process.stderr.write(
     `ptc mcp serve: run_code over ${tools} tool(s)${flags.exposeTools ? ', tools exposed' : ''}; listening on ${served.url}` +
       `${token ? ' (bearer token required)' : ''}; ${approval ? 'stateful (sessions, for approval by elicitation)' : 'stateless'}\n`,

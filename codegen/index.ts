@@ -10,7 +10,7 @@ export { checkCode, checkerFor, CodeChecker, warmupCheckCode, CHECK_COMPILER_OPT
 export type { CheckableTypes, CheckResult, CodeCheckerOptions, CodeDiagnostic } from './check-code.js';
 export { CHECKS_PER_SHARED_CHECKER } from './checker-session.js';
 export type { CheckStrategy } from './checker-session.js';
-export { normalizeProgram } from './normalize-program.js';
+export { normalizeNeedsParse, normalizeProgram } from './normalize-program.js';
 export type { NormalizedProgram } from './normalize-program.js';
 export { callableNameOf, mapCallableNames } from './callable-name.js';
 export type { CallableNameMaps } from './callable-name.js';

@@ -193,6 +193,18 @@ function startsLikeWrapper(text: string): boolean {
 }
 
 /**
+ * True when {@link normalizeProgram} would parse this text with TypeScript (it looks fenced or
+ * wrapped): about 1 ms per KB, synchronous. Anything else it returns as it is, at once. A host
+ * that serves many programs normalizes long texts for which this is true off its own thread.
+ */
+export function normalizeNeedsParse(code: string): boolean {
+  const text = String(code);
+  let fences = 0;
+  for (const line of text.split('\n')) if (FENCE.test(line.replace(/\r$/, '')) && ++fences >= 2) return true;
+  return startsLikeWrapper(text);
+}
+
+/**
  * Normalizes a model-written program to an async function body (see the file note). Never
  * throws; text it does not recognise is returned as the body unchanged.
  */

@@ -78,7 +78,7 @@ export function createRunCodeTool(options: RunCodeOptions = {}): RunCodeTool {
     const startedAt = performance.now();
     knownHost ??= exec.host;
     const types = typesFor(exec.host);
-    const normalized = normalize(code);
+    const normalized = await normalize(code, typecheckLimits);
     if (isRejected(normalized)) return normalized;
     const checked = await typecheck(normalized, types, { mode: typecheckMode, limits: typecheckLimits });
     if (isRejected(checked)) return checked;

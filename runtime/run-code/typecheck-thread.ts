@@ -11,7 +11,7 @@
  * process alive while idle.
  */
 import { Worker } from 'node:worker_threads';
-import type { CheckableTypes, CheckResult } from '../../codegen/index.js';
+import type { CheckableTypes, CheckResult, NormalizedProgram } from '../../codegen/index.js';
 import { resolveWorkerScript } from '../worker-script.js';
 import { errorText, InvalidOptionError } from '../../tools/index.js';
 
@@ -52,18 +52,21 @@ export function resolveTypecheckLimits(overrides: Partial<TypecheckLimits> = {})
   return Object.freeze(limits);
 }
 
-/** A message to the thread: check `code`, or (without it) only build the checker. */
+/** A message to the thread: check `code`, or normalize `normalize`, or (without either) only build the checker. */
 export interface TypecheckRequest {
   readonly id: number;
   readonly declarations: string;
   readonly toolNames: readonly (readonly [string, string])[];
   readonly code?: string;
+  /** A long program to unwrap (`normalizeProgram`) here rather than on the host's thread. */
+  readonly normalize?: string;
 }
 
 /** The thread's answer to one request. */
 export type TypecheckReply =
   | { readonly id: number; readonly result: CheckResult }
   | { readonly id: number; readonly warmed: true }
+  | { readonly id: number; readonly normalized: NormalizedProgram }
   | { readonly id: number; readonly error: string };
 
 /** A check's outcome: the diagnostics, or why there are none (a limit, a failure of the thread). */
@@ -71,10 +74,13 @@ export type TypecheckOutcome =
   | { readonly ok: true; readonly result: CheckResult }
   | { readonly ok: false; readonly limit?: keyof TypecheckLimits; readonly reason: string };
 
+/** What a job ends with: a check's outcome, or (for a normalize request) the body it found. */
+type JobOutcome = TypecheckOutcome | { readonly ok: true; readonly normalized: NormalizedProgram };
+
 interface Job {
   readonly request: TypecheckRequest;
   readonly timeMs: number;
-  readonly resolve: (outcome: TypecheckOutcome) => void;
+  readonly resolve: (outcome: JobOutcome) => void;
 }
 
 /** Checkers the codegen keeps warm per thread (`checkerFor`'s cache). */
@@ -99,7 +105,19 @@ export class TypecheckThread {
    * declarations (host input, not the program's) happens first, outside that time.
    */
   check(code: string, types: CheckableTypes, timeMs: number): Promise<TypecheckOutcome> {
-    return new Promise((resolve) => this.enqueue({ request: this.request(types, code), timeMs, resolve }));
+    return new Promise((resolve) => this.enqueue({ request: this.request(types, code), timeMs, resolve: resolve as (outcome: JobOutcome) => void }));
+  }
+
+  /**
+   * `normalizeProgram(code)` on the thread, within `timeMs`: parsing a long program takes about
+   * 1 ms per KB, which on the host's thread would stall every other call. Never rejects; a
+   * failure or a timeout gives undefined.
+   */
+  normalize(code: string, timeMs: number): Promise<NormalizedProgram | undefined> {
+    return new Promise((resolve) => {
+      const request: TypecheckRequest = { id: this.nextId++, declarations: '', toolNames: [], normalize: code };
+      this.enqueue({ request, timeMs, resolve: (outcome) => resolve(outcome.ok && 'normalized' in outcome ? outcome.normalized : undefined) });
+    });
   }
 
   /** Builds the checker for `types` ahead of the first check (its outcome is not reported). */
@@ -110,7 +128,7 @@ export class TypecheckThread {
   private warmupJob(request: TypecheckRequest): Job {
     const { declarations } = request;
     this.markWarmed(declarations);
-    const resolve = (outcome: TypecheckOutcome) => {
+    const resolve = (outcome: JobOutcome) => {
       if (outcome.ok) return;
       // The checks waiting on these declarations would only fail the same way (and start thread
       // after thread): they fail now, with the reason.
@@ -159,12 +177,15 @@ export class TypecheckThread {
           // A new thread loads TypeScript and parses its lib first, outside any check's time. If
           // that fails (a heap limit too small for TypeScript itself), the waiting checks fail
           // with the reason instead of starting thread after thread.
-          const failWaiting = (outcome: TypecheckOutcome) => {
+          const failWaiting = (outcome: JobOutcome) => {
             if (outcome.ok) return;
             const reason = `could not start: the type checker ${outcome.reason}`;
             for (const waiting of this.queue.splice(0)) waiting.resolve({ ok: false, reason });
           };
-          this.queue.unshift({ request: this.request(EMPTY_TYPES, undefined), timeMs: WARMUP_TIME_MS, resolve: failWaiting });
+          // (Not for a thread started to unwrap a long program: that needs no lib, only the parser.)
+          if (this.queue.some((waiting) => waiting.request.normalize === undefined)) {
+            this.queue.unshift({ request: this.request(EMPTY_TYPES, undefined), timeMs: WARMUP_TIME_MS, resolve: failWaiting });
+          }
           this.pump();
         },
         (err: unknown) => {
@@ -203,7 +224,16 @@ export class TypecheckThread {
   private onReply(worker: Worker, reply: TypecheckReply): void {
     const current = this.current;
     if (current === undefined || current.worker !== worker || reply?.id !== current.job.request.id) return;
-    this.finish(current, 'result' in reply ? { ok: true, result: reply.result } : 'error' in reply ? { ok: false, reason: `failed (${reply.error})` } : { ok: true, result: { ok: true, diagnostics: [] } });
+    this.finish(
+      current,
+      'result' in reply
+        ? { ok: true, result: reply.result }
+        : 'normalized' in reply
+          ? { ok: true, normalized: reply.normalized }
+          : 'error' in reply
+            ? { ok: false, reason: `failed (${reply.error})` }
+            : { ok: true, result: { ok: true, diagnostics: [] } },
+    );
   }
 
   /** The thread ended (a heap over the limit, a crash): the check it was on fails; the next starts a new thread. */
@@ -226,7 +256,7 @@ export class TypecheckThread {
     this.warmed.clear();
   }
 
-  private finish(current: NonNullable<TypecheckThread['current']>, outcome: TypecheckOutcome): void {
+  private finish(current: NonNullable<TypecheckThread['current']>, outcome: JobOutcome): void {
     clearTimeout(current.timer);
     this.current = undefined;
     current.worker.unref();

@@ -5,7 +5,7 @@
  * whose types explode cannot stall or exhaust the host.
  */
 import { parentPort } from 'node:worker_threads';
-import { checkerFor } from '../../codegen/index.js';
+import { checkerFor, normalizeProgram } from '../../codegen/index.js';
 import type { TypecheckRequest, TypecheckReply } from './typecheck-thread.js';
 import { errorText } from '../../tools/index.js';
 
@@ -15,6 +15,10 @@ if (port === null) throw new Error('typecheck-worker must run in a worker thread
 port.on('message', (request: TypecheckRequest) => {
   let reply: TypecheckReply;
   try {
+    if (request.normalize !== undefined) {
+      port.postMessage({ id: request.id, normalized: normalizeProgram(request.normalize) } satisfies TypecheckReply);
+      return;
+    }
     const checker = checkerFor({ declarations: request.declarations, toolNames: new Map(request.toolNames) });
     if (request.code === undefined) {
       checker.warmup();

@@ -84,7 +84,7 @@ describe('a large tool result in the pipeline', () => {
     expect(bad.error?.message).toMatch(/value\.rows\[3\]\.id/);
   });
 
-  it('keeps its JSON text for a program only for a PTC call, and not for a value a listener replaced', async () => {
+  it("keeps its JSON text for a program only for a PTC call; a listener's replacement gets its own", async () => {
     const host = createToolHost();
     host.register(defineTool({ name: 'rows', description: 'Rows.', execute: () => makeRows() }));
     const direct = await host.call({ id: '1', name: 'rows', args: {} });
@@ -94,7 +94,43 @@ describe('a large tool result in the pipeline', () => {
     const dispose = host.hooks.postExecute(() => decision.replaceValue(makeRows(11_000)));
     const replaced = await host.call({ id: '3', name: 'rows', args: {} }, { origin: { kind: 'ptc', parentCallId: 'p', token: 't'.repeat(32) } });
     expect((replaced.value as unknown[]).length).toBe(11_000);
-    expect(takeJsonText(replaced.value)).toBeUndefined();
+    expect(takeJsonText(replaced.value)?.text).toBe(JSON.stringify(replaced.value));
     dispose.dispose();
+  });
+});
+
+describe("a post-execute listener's large replacement value", () => {
+  it('is materialized in slices: the event loop turns before the result is settled', async () => {
+    const host = createToolHost();
+    host.register(defineTool({ name: 'small', description: 'One row.', execute: () => makeRows(1) }));
+    let turned = false;
+    host.hooks.postExecute(() => {
+      setImmediate(() => (turned = true));
+      return decision.replaceValue(makeRows());
+    });
+    const result = await host.call({ id: '1', name: 'small', args: {} });
+    expect(turned).toBe(true);
+    expect((result.value as unknown[]).length).toBe(12_000);
+    expect(isDeepFrozen(result.value)).toBe(true);
+  });
+
+  it('is refused with the path when something deep in it is not JSON, or when it fails the schema', async () => {
+    const host = createToolHost();
+    host.register([
+      defineTool({ name: 'plain', description: 'Rows.', execute: () => makeRows(1) }),
+      defineTool({ name: 'checked', description: 'Rows.', output: { schema: z.array(row) }, execute: () => makeRows(1) }),
+    ]);
+    host.hooks.postExecute((execution) => {
+      const rows: unknown[] = makeRows();
+      if (execution.toolName === 'plain') Object.defineProperty(rows[11_000], 'n', { get: () => 1, enumerable: true });
+      else (rows[10_500] as Record<string, unknown>).score = 'high';
+      return decision.replaceValue(rows as never);
+    });
+    const plain = await host.call({ id: '1', name: 'plain', args: {} });
+    expect(plain.error?.kind).toBe('invalid-output');
+    expect(plain.error?.message).toContain('value[11000].n: an accessor property is not a JSON value');
+    const checked = await host.call({ id: '2', name: 'checked', args: {} });
+    expect(checked.error?.kind).toBe('invalid-output');
+    expect(checked.error?.message).toMatch(/value\[10500\]\.score/);
   });
 });

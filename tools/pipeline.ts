@@ -214,7 +214,7 @@ export async function runPipeline(env: PipelineEnv, call: ToolCall, options: Cal
       if (draft.content === undefined && !draft.isError) draft.content = safeRender(tool, args, draft, origin.kind === 'ptc');
       return freezeResult(resultOf(draft, callId, toolName));
     };
-    await applyPostExecute({ tool, execution, listeners, draft, snapshot });
+    await applyPostExecute({ tool, execution, listeners, draft, snapshot, forProgram: origin.kind === 'ptc' });
   }
 
   // 9. Render content from the final value and emit the result.

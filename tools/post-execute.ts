@@ -4,8 +4,10 @@
  * - replace-content changes only what the model reads; the value stays, and programs read it.
  *   It is a presentation policy, not a secrecy policy.
  * - replace-value is materialized and validated against the output schema like the tool's own
- *   value; an invalid replacement makes the result an error. Content is rendered again from it,
- *   so earlier replaced content cannot keep showing data the new value hides.
+ *   value, a large one in slices as well (materialize-result.ts; for a program's call with its
+ *   JSON text made on the way); an invalid replacement makes the result an error. Content is
+ *   rendered again from it, so earlier replaced content cannot keep showing data the new value
+ *   hides.
  * - block withholds value and content and is final: later listeners are not consulted.
  * A listener that throws or returns a malformed decision blocks (fail closed).
  */
@@ -13,7 +15,8 @@ import type { Tool } from './tool-types.js';
 import { errorText } from './errors.js';
 import type { PostExecuteListener } from './hooks.js';
 import type { JsonValue } from './json.js';
-import { materializeValue, ValidationError } from './materialize.js';
+import { ValidationError } from './materialize.js';
+import { materializeResultValue } from './materialize-result.js';
 import { checkContent } from './render.js';
 import type { ContentBlock, PostToolDecision, ToolExecution, ToolResult } from './types.js';
 
@@ -60,15 +63,19 @@ function readPostDecision(d: unknown): PostToolDecision | undefined {
   }
 }
 
-/** Applies the listeners in order; `snapshot` presents the draft to each listener as a ToolResult. */
+/**
+ * Applies the listeners in order; `snapshot` presents the draft to each listener as a ToolResult.
+ * `forProgram`: a PTC call (a large replacement's JSON text is made while it is materialized).
+ */
 export async function applyPostExecute(options: {
   tool: Tool;
   execution: ToolExecution;
   listeners: readonly PostExecuteListener[];
   draft: ResultDraft;
   snapshot: () => ToolResult;
+  forProgram?: boolean;
 }): Promise<void> {
-  const { tool, execution, listeners, draft, snapshot } = options;
+  const { tool, execution, listeners, draft, snapshot, forProgram = false } = options;
   for (let index = 0; index < listeners.length; index++) {
     let d: unknown;
     try {
@@ -104,7 +111,8 @@ export async function applyPostExecute(options: {
       continue;
     }
     try {
-      draft.value = materializeValue(tool.output.schema, decision.value);
+      const replaced = materializeResultValue(tool.output.schema, decision.value, forProgram);
+      draft.value = replaced instanceof Promise ? await replaced : replaced;
       draft.isError = false;
       delete draft.error;
       draft.content = undefined;

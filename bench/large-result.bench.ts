@@ -9,7 +9,11 @@
  * - the most CPU time the host's main thread used within one heartbeat gap (Linux /proc, 10 ms
  *   resolution): on a loaded machine a gap can be time the process was not scheduled, this is
  *   the part the process itself held the loop for;
- * - the same with an output schema on the tool (validated item by item in slices).
+ * - the same with an output schema on the tool (validated item by item in slices);
+ * - where a run's time goes: the child call in the pipeline (the tool, then the copy, check,
+ *   freeze and JSON text of its value: the call's `ms` in run_code's `calls`), and the program's
+ *   CPU time in its isolate (`stats.cpuMs`: mostly its parse of the text); the rest of the run is
+ *   start-up, the text's trip to the isolate, and the return.
  * Run: `npm run build && node --no-node-snapshot --expose-gc dist/bench/large-result.bench.js`
  * (`BENCH_QUICK=1` for fewer runs).
  */
@@ -43,10 +47,13 @@ host.register([
 ]);
 
 let id = 0;
+/** Where the last run's time went (see the file's note). */
+let parts: { callMs: number; guestCpuMs: number } | undefined;
 async function runProgram(tool: string, code: string): Promise<void> {
   const r = await host.call({ id: `lr${++id}`, name: tool, args: { code } });
-  const value = r.value as { ok?: boolean; result?: unknown } | undefined;
+  const value = r.value as { result?: unknown; calls?: { ms: number }[]; stats?: { cpuMs: number } } | undefined;
   if (r.isError || value?.result !== ROWS) throw new Error(`${tool}: ${JSON.stringify(r.error ?? r.value).slice(0, 500)}`);
+  parts = { callMs: value.calls?.[0]?.ms ?? Number.NaN, guestCpuMs: value.stats?.cpuMs ?? Number.NaN };
 }
 
 interface Sample {
@@ -61,6 +68,8 @@ interface Sample {
    * give it. Undefined off Linux.
    */
   heldCpuMs: number | undefined;
+  /** For a run_code task: the child call's time in the pipeline, and the program's CPU time. */
+  parts: { callMs: number; guestCpuMs: number } | undefined;
 }
 
 /** CPU time of the main thread so far, ms (Linux: /proc/self/task/<pid>/stat), or undefined. */
@@ -96,6 +105,7 @@ async function measured(work: () => Promise<unknown> | unknown): Promise<Sample>
   last = performance.now();
   lastCpu = mainThreadCpuMs();
   if (heldCpuMs !== undefined) heldCpuMs = 0;
+  parts = undefined;
   const t0 = performance.now();
   await work();
   const ms = performance.now() - t0;
@@ -103,7 +113,7 @@ async function measured(work: () => Promise<unknown> | unknown): Promise<Sample>
   await new Promise((r) => setTimeout(r, 2));
   clearInterval(ticker);
   histogram.disable();
-  return { ms, stallMs: Math.max(0, stallMs), delayMs: histogram.max / 1e6, heldCpuMs };
+  return { ms, stallMs: Math.max(0, stallMs), delayMs: histogram.max / 1e6, heldCpuMs, parts };
 }
 
 function median(values: number[]): number {
@@ -143,6 +153,8 @@ console.table(
       'median of max stalls ms': median(list.map((s) => s.stallMs)).toFixed(1),
       'max delay ms (monitor)': Math.max(...list.map((s) => s.delayMs)).toFixed(1),
       'max CPU held in one gap ms': list[0]!.heldCpuMs === undefined ? 'n/a' : Math.max(...list.map((s) => s.heldCpuMs ?? 0)).toFixed(0),
+      'child call ms': list[0]!.parts ? median(list.map((s) => s.parts!.callMs)).toFixed(0) : '',
+      'program CPU ms': list[0]!.parts ? median(list.map((s) => s.parts!.guestCpuMs)).toFixed(0) : '',
     };
   }),
 );

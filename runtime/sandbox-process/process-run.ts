@@ -142,13 +142,15 @@ class ProcessRun implements StoppableRun {
   private supervise(): void {
     if (this.finished) return;
     const { limits } = this.request;
-    const rss = this.process.rssMb();
-    if (rss !== undefined && rss > limits.rssMb) {
+    // One read of /proc for both (sandbox-process.ts, usage).
+    const usage = this.process.usage();
+    if (usage === undefined) return;
+    const { rssMb: rss, cpuMs: cpu } = usage;
+    if (rss > limits.rssMb) {
       this.settle(limitFailure('rssMb', limits.rssMb, { by: 'process-killed', measured: `${Math.round(rss)} MB` }));
       return this.kill(`resident memory ${Math.round(rss)} MB over ${limitText('rssMb', limits.rssMb)}`);
     }
-    const cpu = this.process.cpuMs();
-    if (cpu !== undefined && cpu - this.baseCpuMs > cpuBackstopMs(limits.cpuMs, Math.min(this.callsReceived, limits.maxCalls))) {
+    if (cpu - this.baseCpuMs > cpuBackstopMs(limits.cpuMs, Math.min(this.callsReceived, limits.maxCalls))) {
       this.settle(limitFailure('cpuMs', limits.cpuMs, { by: 'process-killed' }));
       this.kill(`CPU time over ${limitText('cpuMs', limits.cpuMs)}`);
     }

@@ -94,6 +94,11 @@ input.on('data', (chunk) => {
     else if (mode === 'late-notice') { frame({ t: 'late', runId: id, names: ['echo', 'constructor'], more: 5 }); done({ ok: true, resultJson: '1' }); }
     else if (mode === 'late-overnamed') { const names = Array.from({ length: 60 }, () => 'echo'); frame({ t: 'late', runId: id, names, more: 0 }); frame({ t: 'late', runId: id, names, more: 0 }); }
     else if (mode === 'late-bad') frame({ t: 'late', runId: id, names: [1], more: 0 });
+    else if (mode === 'log-over-then-call') {
+      // One write: a console line over maxLogBytes (the host kills the process for it), then a call.
+      const bytes = (m) => { const b = Buffer.from(JSON.stringify(m)); const h = Buffer.alloc(4); h.writeUInt32LE(b.length); return Buffer.concat([h, b]); };
+      output.write(Buffer.concat([bytes({ t: 'log', runId: id, level: 'log', text: 'x'.repeat(70000) }), bytes({ t: 'calls', runId: id, items: [1, 'echo', '{}'] })]));
+    }
     else if (mode.startsWith('relay ')) {
       // relay <calls> <µs of own CPU per call>: calls one at a time, then a result
       const [, calls, us] = mode.split(' ').map(Number);
@@ -183,6 +188,15 @@ describe('when a sandbox process is compromised', () => {
     }
   });
 
+  it('drops what a process sent after the frame it was killed for, even within the same read', async () => {
+    const before = late.length;
+    const { outcome, record } = await run('log-over-then-call');
+    expect(failureOf(outcome)).toMatchObject({ kind: 'limit', limit: 'maxLogBytes' });
+    expect(record.calls).toEqual([]);
+    await new Promise((r) => setTimeout(r, 50));
+    expect(late.slice(before)).toEqual([]);
+  });
+
   it('rejects an outcome of the wrong shape, and uses its own value for a limit', async () => {
     expect(failureOf((await run('bad-outcome')).outcome)).toMatchObject({ kind: 'crash' });
     // Deeper than the guest ever converts a result (512): refused before it is parsed.
@@ -246,6 +260,43 @@ describe('a sandbox process reading replies', () => {
     const { value, record } = await runProgram(runner, js, { limits: { maxResultBytes: 1 << 20 } });
     expect(value).toBe('1'.repeat(40));
     expect(record.calls).toHaveLength(120);
+  });
+});
+
+describe('a sandbox process sending what its program produced', () => {
+  const runner = createProcessRunner({ poolSize: 1, maxProcesses: 1 });
+  afterEach(() => assertHealthy(runner));
+  afterAll(() => runner.close());
+
+  // The worker writes the frames of one turn together (worker.ts, send): console lines, calls and
+  // the end must still reach the host whole and in the order the program made them, also past
+  // the size at which the worker writes at once.
+  it('keeps console lines, calls and the result in the order the program made them', async () => {
+    const seen: string[] = [];
+    const bridge: GuestBridge = {
+      call: async (name, argsJson) => {
+        seen.push(`call ${argsJson}`);
+        return { ok: true, json: argsJson };
+      },
+      log: (level, text) => void seen.push(`${level} ${text.length > 20 ? `${text.slice(0, 12)}+${text.length}` : text}`),
+    };
+    const js = [
+      'for (let i = 0; i < 200; i++) {',
+      "  console.log('line ' + i);",
+      "  if (i % 40 === 0) { console.warn('y'.repeat(30000)); await tools.echo({ i }); }",
+      '}',
+      "console.log('end');",
+      'return 7;',
+    ].join('\n');
+    const outcome = await runner.run({ js, toolNames: ['echo'], limits: testLimits({ maxLogBytes: 1 << 20 }) }, bridge, new AbortController().signal);
+    expect(outcome).toMatchObject({ ok: true, resultJson: '7' });
+    const expected: string[] = [];
+    for (let i = 0; i < 200; i++) {
+      expected.push(`log line ${i}`);
+      if (i % 40 === 0) expected.push(`warn ${'y'.repeat(12)}+30000`, `call {"i":${i}}`);
+    }
+    expected.push('log end');
+    expect(seen).toEqual(expected);
   });
 });
 

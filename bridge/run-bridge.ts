@@ -24,7 +24,8 @@
  *   gives aborted children) is on the one injected clock.
  */
 import { setMaxListeners } from 'node:events';
-import { CallScheduler, errorText, subscribeAbort, tokenIdOf, type AgentRef, type JsonValue, type ToolEvent, type ToolHost, type ToolResult } from '../tools/index.js';
+import { CallScheduler, errorText, subscribeAbort, tokenIdOf, type AgentRef, type JsonValue, type ToolHost, type ToolResult } from '../tools/index.js';
+import { openApprovalWaits } from './approval-waits.js';
 import { ChildCalls, type ChildCallRecord } from './child-calls.js';
 import { RunAbortedError, RunLimitError } from './errors.js';
 import { parseGuestArgs, type ArgCaps } from './guest-args.js';
@@ -147,15 +148,8 @@ export function openRunBridge(options: RunBridgeOptions): RunBridge {
   const hostWork = new HostWorkBudget({ limitMs: limits.hostMs ?? Number.POSITIVE_INFINITY, now: () => clock.now(), onExceeded: stop });
 
   // Approval waits pause the wall clock: an `ask` for one of our children starts a wait, its
-  // approval decision (or result) ends it.
-  const ourChildren = new Set<string>();
-  const sink = host.onEvent((event: ToolEvent) => {
-    if (event.type === 'tool/decision') {
-      if (!ourChildren.has(event.callId)) return;
-      if (event.stage === 'policy' && event.decision === 'ask') clock.approvalWait(event.callId, true);
-      else if (event.stage === 'approval') clock.approvalWait(event.callId, false);
-    } else if (event.type === 'tool/result' && ourChildren.has(event.callId)) clock.approvalWait(event.callId, false);
-  });
+  // approval decision (or result) ends it. One sink per host routes them (approval-waits.ts).
+  const approvalWaits = openApprovalWaits(host, clock);
 
   const parentSignal = options.signal;
   const onParentAbort = () => stop(new RunAbortedError(reasonText(parentSignal?.reason)));
@@ -214,7 +208,7 @@ export function openRunBridge(options: RunBridgeOptions): RunBridge {
       return host.executionMode({ name: toolName, args });
     });
     calls.add(id, toolName);
-    ourChildren.add(id);
+    approvalWaits.watch(id);
     let result: ToolResult;
     try {
       result = await scheduler.submit(mode, () => {
@@ -232,7 +226,7 @@ export function openRunBridge(options: RunBridgeOptions): RunBridge {
       const why = revoked ? 'the run ended before it started' : `the host failed: ${reasonText(err)}`;
       return guestFailure(toolName, `The call to "${toolName}" did not run: ${why}.`);
     } finally {
-      ourChildren.delete(id);
+      approvalWaits.unwatch(id);
       clock.approvalWait(id, false);
     }
     const mapped = hostWork.measure(() => guestOutcomeOf(result));
@@ -268,7 +262,7 @@ export function openRunBridge(options: RunBridgeOptions): RunBridge {
     if (!runAbort.signal.aborted) runAbort.abort(new RunAbortedError('the run ended; its token is revoked'));
     // Aborted children settle as their pipeline sees the abort: wait for that, at most the grace.
     await clock.within(options.cancelGraceMs ?? 250, calls.allSettled());
-    sink.dispose();
+    approvalWaits.close();
     const { approvalWaitMs, queuedMs, durationMs } = clock.times();
     lateCalls.close();
     const report: RunReport = { calls: calls.snapshot(), logs, logBytes, childResultBytes, approvalWaitMs, queuedMs, hostMs: hostWork.spentMs };

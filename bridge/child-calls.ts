@@ -21,7 +21,8 @@ export interface ChildCallRecord {
   readonly settlement: ChildSettlement;
 }
 
-interface Entry {
+/** One call's bookkeeping; {@link ChildCalls.add} hands it to the caller, which passes it back. */
+export interface ChildCallEntry {
   id: string;
   tool: string;
   startedAt: number;
@@ -35,8 +36,7 @@ interface Entry {
 
 /** Mutable bookkeeping behind `calls`. */
 export class ChildCalls {
-  private readonly entries: Entry[] = [];
-  private readonly byId = new Map<string, Entry>();
+  private readonly entries: ChildCallEntry[] = [];
   private revoked = false;
   private open = 0;
   /** Resolves the promise of {@link allSettled} once nothing is open. */
@@ -44,29 +44,29 @@ export class ChildCalls {
 
   constructor(private readonly now: () => number) {}
 
-  /** Records a dispatched call (queued until the scheduler starts it). */
-  add(id: string, tool: string): void {
-    const entry: Entry = { id, tool, startedAt: this.now(), phase: 'queued', status: 'pending', ms: 0, settlement: 'completed', late: false };
+  /** Records a dispatched call (queued until the scheduler starts it), dispatched at `at` (default now). */
+  add(id: string, tool: string, at = this.now()): ChildCallEntry {
+    const entry: ChildCallEntry = { id, tool, startedAt: at, phase: 'queued', status: 'pending', ms: 0, settlement: 'completed', late: false };
     this.entries.push(entry);
-    this.byId.set(id, entry);
     this.open++;
+    return entry;
   }
 
   /** Records a call the bridge refused itself. */
   refused(id: string, tool: string): void {
-    this.add(id, tool);
-    this.settle(id, 'refused');
+    this.settle(this.add(id, tool), 'refused');
   }
 
-  started(id: string): void {
-    const e = this.byId.get(id);
-    if (e && e.phase === 'queued') e.phase = 'running';
+  started(e: ChildCallEntry): void {
+    if (e.phase === 'queued') e.phase = 'running';
   }
 
-  /** Records how a call ended; `result` tells a cancellation from a body that may have run. */
-  settle(id: string, status: ChildCallRecord['status'], result?: ToolResult): void {
-    const e = this.byId.get(id);
-    if (!e || e.phase === 'settled') return;
+  /**
+   * Records how a call ended, at `at` (default now); `result` tells a cancellation from a body
+   * that may have run.
+   */
+  settle(e: ChildCallEntry, status: ChildCallRecord['status'], result?: ToolResult, at?: number): void {
+    if (e.phase === 'settled') return;
     const wasRunning = e.phase === 'running';
     e.phase = 'settled';
     if (--this.open === 0 && this.onAllSettled !== undefined) {
@@ -74,7 +74,7 @@ export class ChildCalls {
       this.onAllSettled = undefined;
     }
     e.status = status;
-    e.ms = this.now() - e.startedAt;
+    e.ms = (at ?? this.now()) - e.startedAt;
     if (!this.revoked) return;
     e.late = true;
     if (!wasRunning) e.settlement = 'cancelled';

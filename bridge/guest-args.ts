@@ -9,7 +9,7 @@
  * and the pipeline takes it without a second copy; it still validates it and refuses prototype
  * keys (step 2), like any call's args.
  */
-import { parseFrozenJson, type JsonValue } from '../tools/index.js';
+import { parseArgsJson, type JsonValue } from '../tools/index.js';
 import { limitMessage } from './limit-failure.js';
 
 /** The argument caps of a run (a subset of `RunLimits`). */
@@ -91,7 +91,7 @@ export function parseGuestArgs(toolName: string, argsJson: unknown, caps: ArgCap
   }
   let args: JsonValue;
   try {
-    args = parseFrozenJson(text);
+    args = parseArgsJson(text);
   } catch {
     return { ok: false, message: `Arguments for "${toolName}" are not valid JSON.` };
   }

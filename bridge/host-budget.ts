@@ -21,8 +21,6 @@ import { limitMessage } from './limit-failure.js';
 export interface HostWorkBudgetOptions {
   /** The budget, ms (`RunLimits.hostMs`). */
   readonly limitMs: number;
-  /** The clock (ms); the bridge's. */
-  readonly now: () => number;
   /** Called once, when the budget is first exceeded. */
   readonly onExceeded: (error: RunLimitError) => void;
 }
@@ -37,16 +35,6 @@ export class HostWorkBudget {
   /** Milliseconds of host work charged so far. */
   get spentMs(): number {
     return this.spent;
-  }
-
-  /** Runs `work` (synchronous, or the synchronous start of an async call) and charges its time. */
-  measure<T>(work: () => T): T {
-    const started = this.options.now();
-    try {
-      return work();
-    } finally {
-      this.charge(this.options.now() - started);
-    }
   }
 
   /** Charges `ms` of host work done for the run elsewhere (a large result's JSON text, made in slices while it was materialized). */

@@ -10,9 +10,12 @@ export interface DeadlineClock {
   clearTimeout(handle: unknown): void;
 }
 
+/** `performance.now`, as a function of its own. */
+export const realNow = (): number => performance.now();
+
 /** `performance.now` and the real timers. */
 export const realClock: DeadlineClock = {
-  now: () => performance.now(),
+  now: realNow,
   setTimeout: (fn, ms) => setTimeout(fn, ms),
   clearTimeout: (h) => clearTimeout(h as ReturnType<typeof setTimeout>),
 };

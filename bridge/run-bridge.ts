@@ -123,7 +123,8 @@ export function openRunBridge(options: RunBridgeOptions): RunBridge {
   const origin = Object.freeze({ kind: 'ptc' as const, parentCallId, token });
   const runTag = `${tokenId.slice(0, 8)}${(++runCounter).toString(36)}`;
   const clock = new RunClock({ wallMs: limits.wallMs, clock: options.clock, onExpire: () => stop(new RunLimitError('wallMs', limits.wallMs, limitMessage('wallMs', limits.wallMs))) });
-  const calls = new ChildCalls(() => clock.now());
+  const now = clock.now;
+  const calls = new ChildCalls(now);
   const scheduler = new CallScheduler(limits.maxInFlight);
   const runAbort = new AbortController();
   // Every in-flight child listens on this signal (bounded by maxInFlight): not a leak.
@@ -145,7 +146,9 @@ export function openRunBridge(options: RunBridgeOptions): RunBridge {
     runAbort.abort(reason);
   };
 
-  const hostWork = new HostWorkBudget({ limitMs: limits.hostMs ?? Number.POSITIVE_INFINITY, now: () => clock.now(), onExceeded: stop });
+  const hostWork = new HostWorkBudget({ limitMs: limits.hostMs ?? Number.POSITIVE_INFINITY, onExceeded: stop });
+  // The same options for every child: the run's agent, its signal and its origin.
+  const childOptions = Object.freeze({ ...(agent ? { agent } : {}), signal: runAbort.signal, origin });
 
   // Approval waits pause the wall clock: an `ask` for one of our children starts a wait, its
   // approval decision (or result) ends it. One sink per host routes them (approval-waits.ts).
@@ -197,24 +200,34 @@ export function openRunBridge(options: RunBridgeOptions): RunBridge {
       const available = [...toolNames.keys()];
       return guestFailure(label, `Unknown tool "${label}". Available tools: ${available.length ? available.join(', ') : '(none)'}.`);
     }
-    const parsed = hostWork.measure(() => parseGuestArgs(toolName, argsJson, limits));
+    // Host work (hostMs) is charged section by section as it was done, without a closure each.
+    const parseStarted = now();
+    const parsed = parseGuestArgs(toolName, argsJson, limits);
     if (!parsed.ok) {
+      hostWork.charge(now() - parseStarted);
       calls.refused(id, toolName);
       return guestFailure(toolName, parsed.message);
     }
+    hostWork.charge(now() - parseStarted);
     const args: JsonValue = parsed.args;
-    const mode = hostWork.measure(() => {
-      host.emit({ type: 'tool/ptc-dispatch', pairId: id, toolName, args });
-      return host.executionMode({ name: toolName, args });
-    });
-    calls.add(id, toolName);
+    const dispatchStarted = now();
+    host.emit({ type: 'tool/ptc-dispatch', pairId: id, toolName, args });
+    const mode = host.executionMode({ name: toolName, args });
+    const dispatchEnded = now();
+    hostWork.charge(dispatchEnded - dispatchStarted);
+    const entry = calls.add(id, toolName, dispatchEnded);
     approvalWaits.watch(id);
     let result: ToolResult;
     try {
       result = await scheduler.submit(mode, () => {
-        calls.started(id);
+        calls.started(entry);
         // Until its first await the pipeline looks the tool up, validates and records: host work.
-        return hostWork.measure(() => host.call({ id, name: toolName, args }, { ...(agent ? { agent } : {}), signal: runAbort.signal, origin }));
+        const started = now();
+        try {
+          return host.call({ id, name: toolName, args }, childOptions);
+        } finally {
+          hostWork.charge(now() - started);
+        }
       });
     } catch (err) {
       // Cancelled before it started (the run ended), or the host itself failed. A cancelled call
@@ -222,16 +235,19 @@ export function openRunBridge(options: RunBridgeOptions): RunBridge {
       // (`tool/call`, then `tool/result` "cancelled before it started") without running any
       // policy or the tool, so every `tool/ptc-dispatch` in the trace has its result.
       if (revoked) await recordCancelled(id, toolName, args, err);
-      calls.settle(id, 'error');
+      calls.settle(entry, 'error');
       const why = revoked ? 'the run ended before it started' : `the host failed: ${reasonText(err)}`;
       return guestFailure(toolName, `The call to "${toolName}" did not run: ${why}.`);
     } finally {
       approvalWaits.unwatch(id);
       clock.approvalWait(id, false);
     }
-    const mapped = hostWork.measure(() => guestOutcomeOf(result));
+    const outcomeStarted = now();
+    const mapped = guestOutcomeOf(result);
+    const outcomeEnded = now();
+    hostWork.charge(outcomeEnded - outcomeStarted);
     hostWork.charge(mapped.madeMs);
-    calls.settle(id, mapped.status, result);
+    calls.settle(entry, mapped.status, result, outcomeEnded);
     if (mapped.outcome.ok) childResultBytes += mapped.bytes;
     return mapped.outcome;
   };

@@ -10,7 +10,7 @@
  * Every reading and timer goes through one injected {@link DeadlineClock}, so tests drive the
  * whole run's time by hand.
  */
-import { PausableDeadline, realClock, type DeadlineClock } from './pausable-deadline.js';
+import { PausableDeadline, realClock, realNow, type DeadlineClock } from './pausable-deadline.js';
 
 /** Options of a {@link RunClock}. */
 export interface RunClockOptions {
@@ -46,14 +46,14 @@ export class RunClock {
 
   constructor(options: RunClockOptions) {
     this.clock = options.clock ?? realClock;
+    const clock = this.clock;
+    this.now = clock === realClock ? realNow : () => clock.now();
     this.openedAt = this.clock.now();
     this.deadline = new PausableDeadline(options.wallMs, options.onExpire, this.clock);
   }
 
-  /** Now, on this run's clock. */
-  now(): number {
-    return this.clock.now();
-  }
+  /** Now, on this run's clock (a function of its own: the bridge reads it several times a call). */
+  readonly now: () => number;
 
   /** A child started waiting for a person (`true`) or stopped (`false`); repeats change nothing. */
   approvalWait(callId: string, waiting: boolean): void {

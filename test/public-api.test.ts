@@ -28,7 +28,7 @@ const HEADER = `# The public surface of ptc-runtime: each name each subpath of p
 const INTERNAL_TO_LAYERS: Readonly<Record<string, string>> = {
   REGISTERS_ITSELF: 'marks a tool its factory already registered, so registering it again is harmless (runtime/discovery)',
   subscribeAbort: 'one abort listener per signal, O(1) per subscriber (bridge, runtime)',
-  parseFrozenJson: "a program's call arguments, JSON text to a frozen value (bridge)",
+  parseArgsJson: "a program's call arguments, JSON text to a frozen value materialized once for its mode and its pipeline (bridge)",
   readableJson: 'JSON as text for a rendered result (runtime)',
   takeJsonText: "the JSON text a large result's sliced materialization made for a program (bridge)",
   visibleText: 'escapes control characters before a terminal or a log shows untrusted text (cli, codegen, mcp)',

@@ -5,7 +5,7 @@
  * validate: exclusive.
  */
 import type { Tool } from './tool-types.js';
-import { materializeArgs } from './materialize.js';
+import { materializeArgsForMode } from './args-snapshot.js';
 import type { ToolExecutionMode } from './types.js';
 
 const PARALLEL: ToolExecutionMode = Object.freeze({ kind: 'parallel' });
@@ -14,17 +14,13 @@ const EXCLUSIVE: ToolExecutionMode = Object.freeze({ kind: 'exclusive' });
 /** The mode of a call to `tool` with raw `args` (undefined tool: exclusive). */
 export function executionModeOf(tool: Tool | undefined, args: unknown): ToolExecutionMode {
   const flag = tool?.isConcurrencySafe;
-  if (flag === true) {
-    try {
-      materializeArgs(tool!.parameters, args);
-      return PARALLEL;
-    } catch {
-      return EXCLUSIVE;
-    }
-  }
-  if (typeof flag !== 'function') return EXCLUSIVE;
+  if (flag !== true && typeof flag !== 'function') return EXCLUSIVE;
   try {
-    const answer: unknown = flag(materializeArgs(tool!.parameters, args));
+    // A program's parsed args are materialized once, here, for the pipeline too (args-snapshot.ts).
+    const materialized = materializeArgsForMode(tool!.parameters, args);
+    if (!materialized.ok) return EXCLUSIVE;
+    if (flag === true) return PARALLEL;
+    const answer: unknown = flag(materialized.args);
     if (answer instanceof Promise) answer.catch(() => {});
     return answer === true ? PARALLEL : EXCLUSIVE;
   } catch {

@@ -110,7 +110,7 @@ export type {
 
 // For the package's other layers only; the root does not re-export these.
 export { subscribeAbort } from './abort-subscription.js';
-export { parseFrozenJson } from './json.js';
+export { parseArgsJson } from './args-snapshot.js';
 export { readableJson } from './json-text.js';
 export { redactSecrets, redactUrl, secretEnvValues } from './redact-secrets.js';
 export type { RedactOptions } from './redact-secrets.js';

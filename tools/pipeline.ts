@@ -9,7 +9,8 @@ import { clipText, errorText } from './errors.js';
 import { eventOrigin, type DecisionBy, type UnstampedEvent } from './events.js';
 import type { HookLists } from './hooks.js';
 import { toJson, type JsonValue } from './json.js';
-import { tryMaterializeArgs, ValidationError } from './materialize.js';
+import { ValidationError } from './materialize.js';
+import { materializeArgsForCall } from './args-snapshot.js';
 import { materializeResultValue } from './materialize-result.js';
 import { applyPostExecute, type ResultDraft } from './post-execute.js';
 import { decidePreExecute } from './pre-execute.js';
@@ -131,7 +132,8 @@ export async function runPipeline(env: PipelineEnv, call: ToolCall, options: Cal
   // 2. Materialize the arguments: validate, apply defaults, copy, deep-freeze.
   let args: JsonValue;
   try {
-    const materialized = tryMaterializeArgs(tool.parameters, rawArgs);
+    // (A program's parsed args were materialized once, for their execution mode: args-snapshot.ts.)
+    const materialized = materializeArgsForCall(tool.parameters, rawArgs);
     if (!materialized.ok) return refuseEarly('invalid-args', callProblems.invalidArgs(toolName, materialized.error), materialized.sent);
     args = materialized.args;
   } catch (err) {

@@ -20,3 +20,14 @@ describe('when a task waits in the queue', () => {
     expect(seen).toEqual(['start a', 'end a', 'start b', 'end b', 'start c', 'end c']);
   });
 });
+
+describe('when a task ends', () => {
+  it("lets its caller resume before the task it held back starts", async () => {
+    const scheduler = new CallScheduler(1);
+    const order: string[] = [];
+    const first = scheduler.submit({ kind: 'exclusive' }, async () => 'a').then((v) => void order.push(`resumed ${v}`));
+    const second = scheduler.submit({ kind: 'exclusive' }, async () => void order.push('started b'));
+    await Promise.all([first, second]);
+    expect(order).toEqual(['resumed a', 'started b']);
+  });
+});

@@ -75,22 +75,23 @@ export async function runPipeline(env: PipelineEnv, call: ToolCall, options: Cal
   const agent = options.agent;
   const logOrigin = eventOrigin(maybeOrigin ?? MODEL_ORIGIN);
 
+  // (Events and results are built property by property, in the order the trace records them:
+  // no conditional spreads, each of which allocates and copies an object per call.)
   const finish = (result: ToolResult, post: ResultDraft['applied'] = []): ToolResult => {
-    const frozen = freezeResult(result);
-    env.emit({
-      type: 'tool/result',
-      callId,
-      toolName,
-      isError: frozen.isError,
-      ...(frozen.value !== undefined ? { value: frozen.value } : {}),
-      content: frozen.content,
-      additionalContexts: frozen.additionalContexts,
-      ...(frozen.denied ? { denied: frozen.denied } : {}),
-      ...(frozen.blocked ? { blocked: frozen.blocked } : {}),
-      ...(frozen.error ? { error: frozen.error } : {}),
-      post,
-      durationMs: env.now() - started,
-    });
+    // `result` is always a fresh object of this call's, and nothing adds to its contexts after
+    // this: frozen in place rather than copied.
+    Object.freeze(result.additionalContexts);
+    const frozen = Object.freeze(result);
+    const event: Record<string, unknown> = { type: 'tool/result', callId, toolName, isError: frozen.isError };
+    if (frozen.value !== undefined) event.value = frozen.value;
+    event.content = frozen.content;
+    event.additionalContexts = frozen.additionalContexts;
+    if (frozen.denied) event.denied = frozen.denied;
+    if (frozen.blocked) event.blocked = frozen.blocked;
+    if (frozen.error) event.error = frozen.error;
+    event.post = post;
+    event.durationMs = env.now() - started;
+    env.emit(event as unknown as UnstampedEvent);
     return frozen;
   };
   const failure = (kind: ToolErrorKind, message: string, extra: Partial<ToolResult> = {}): ToolResult =>
@@ -139,8 +140,13 @@ export async function runPipeline(env: PipelineEnv, call: ToolCall, options: Cal
   } catch (err) {
     return refuseEarly('invalid-args', callProblems.invalidArgs(toolName, err));
   }
-  env.emit({ type: 'tool/call', callId, toolName, args, argsValid: true, origin: logOrigin, ...(agent ? { agent } : {}) });
-  const execution: ToolExecution = Object.freeze({ callId, toolName, args, ...(agent ? { agent } : {}), origin });
+  const callEvent: Record<string, unknown> = { type: 'tool/call', callId, toolName, args, argsValid: true, origin: logOrigin };
+  if (agent) callEvent.agent = agent;
+  env.emit(callEvent as unknown as UnstampedEvent);
+  const draftExecution: { -readonly [K in keyof ToolExecution]: ToolExecution[K] } = { callId, toolName, args } as ToolExecution;
+  if (agent) draftExecution.agent = agent;
+  draftExecution.origin = origin;
+  const execution: ToolExecution = Object.freeze(draftExecution);
 
   if (signal.aborted) return failure('aborted', `The call to "${toolName}" was cancelled before it started.`);
 
@@ -148,15 +154,9 @@ export async function runPipeline(env: PipelineEnv, call: ToolCall, options: Cal
   const pre = await decidePreExecute(execution, env.hooks.preExecuteListeners, env.hooks.guards);
   const additionalContexts = [...pre.additionalContexts];
   const by: DecisionBy = pre.source;
-  env.emit({
-    type: 'tool/decision',
-    callId,
-    toolName,
-    stage: 'policy',
-    decision: pre.decision.type,
-    by,
-    ...(pre.decision.type !== 'allow' ? { reason: pre.decision.reason } : {}),
-  });
+  const policyEvent: Record<string, unknown> = { type: 'tool/decision', callId, toolName, stage: 'policy', decision: pre.decision.type, by };
+  if (pre.decision.type !== 'allow') policyEvent.reason = pre.decision.reason;
+  env.emit(policyEvent as unknown as UnstampedEvent);
   const deny = (deniedBy: 'listener' | 'guard' | 'approval', reason: string, index?: number) =>
     failure('denied', `The call to "${toolName}" was denied by ${deniedBy === 'listener' ? 'a policy listener' : deniedBy === 'guard' ? 'the guard' : 'the approver'}: ${reason}`, {
       denied: { by: deniedBy, reason, ...(index !== undefined ? { index } : {}) },
@@ -273,14 +273,11 @@ function safeRender(tool: Tool, args: JsonValue, draft: ResultDraft, forProgram:
 
 function resultOf(draft: ResultDraft, callId: string, toolName: string): ToolResult {
   const content = draft.content ?? textContent(draft.error?.message ?? '');
-  return {
-    callId,
-    toolName,
-    isError: draft.isError,
-    ...(!draft.isError && draft.value !== undefined ? { value: draft.value } : {}),
-    content,
-    additionalContexts: draft.additionalContexts,
-    ...(draft.blocked ? { blocked: draft.blocked } : {}),
-    ...(draft.isError && draft.error ? { error: draft.error } : {}),
-  };
+  const result: { -readonly [K in keyof ToolResult]: ToolResult[K] } = { callId, toolName, isError: draft.isError } as ToolResult;
+  if (!draft.isError && draft.value !== undefined) result.value = draft.value;
+  result.content = content;
+  result.additionalContexts = draft.additionalContexts;
+  if (draft.blocked) result.blocked = draft.blocked;
+  if (draft.isError && draft.error) result.error = draft.error;
+  return result;
 }

@@ -7,6 +7,7 @@ import { decision } from './decision.js';
 import { defineTool } from './define-tool.js';
 import { jsonlFileSink, readJsonl } from './jsonl.js';
 import { toJson } from './json.js';
+import { tokenIdOf } from './events.js';
 import { createToolHost } from './host.js';
 import { readFileTool, recordingHost } from './test-support.js';
 
@@ -151,6 +152,30 @@ describe('events', () => {
     await host.call({ id: 'c', name: 'read_file', args: { path: '/a' } }, { origin: { kind: 'ptc', parentCallId: 'run-1', token } });
     expect(JSON.stringify(events)).not.toContain(token);
     expect(events[0]).toMatchObject({ origin: { kind: 'ptc', parentCallId: 'run-1', tokenId: expect.stringMatching(/^[0-9a-f]{16}$/) } });
+  });
+
+  it("reads a frozen origin once, and an origin whose fields are getters at every call", async () => {
+    const { host, events } = recordingHost();
+    host.register(readFileTool());
+    const settled = Object.freeze({ kind: 'ptc' as const, parentCallId: 'run-1', token: 'tok_a' });
+    await host.call({ id: 'a1', name: 'read_file', args: { path: '/a' } }, { origin: settled });
+    await host.call({ id: 'a2', name: 'read_file', args: { path: '/a' } }, { origin: settled });
+    let reads = 0;
+    const tokens = ['tok_b', 'tok_c'];
+    const shifty = Object.freeze({
+      kind: 'ptc' as const,
+      parentCallId: 'run-2',
+      get token() {
+        return tokens[reads++ % 2]!;
+      },
+    });
+    await host.call({ id: 'b1', name: 'read_file', args: { path: '/a' } }, { origin: shifty });
+    await host.call({ id: 'b2', name: 'read_file', args: { path: '/a' } }, { origin: shifty });
+    expect(reads).toBe(2);
+    const tokenIds = events.filter((e) => e.type === 'tool/call').map((e) => (e as { origin: { tokenId: string } }).origin.tokenId);
+    expect(tokenIds[0]).toBe(tokenIds[1]);
+    expect(tokenIds[2]).not.toBe(tokenIds[3]);
+    expect(tokenIds.map((id) => id === tokenIdOf('tok_a') || id === tokenIdOf('tok_b') || id === tokenIdOf('tok_c'))).toEqual([true, true, true, true]);
   });
 
   it('a program call renders its JSON content compactly when first read; a model call gets it indented', async () => {

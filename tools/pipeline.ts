@@ -6,7 +6,7 @@
  * then `tool/result`, in that order.
  */
 import { clipText, errorText } from './errors.js';
-import { eventOrigin, type DecisionBy, type UnstampedEvent } from './events.js';
+import { eventOrigin, type DecisionBy, type EventOrigin, type UnstampedEvent } from './events.js';
 import type { HookLists } from './hooks.js';
 import { toJson, type JsonValue } from './json.js';
 import { ValidationError } from './materialize.js';
@@ -52,6 +52,48 @@ function readCall(call: unknown): { id: unknown; name: unknown; args: unknown } 
   }
 }
 
+/** An origin as the pipeline uses it, and as its events record it. */
+interface ReadOrigin {
+  readonly origin: ToolOrigin;
+  readonly logOrigin: EventOrigin;
+}
+
+const MODEL: ReadOrigin = { origin: MODEL_ORIGIN, logOrigin: Object.freeze(eventOrigin(MODEL_ORIGIN)) };
+
+/**
+ * Origins read before, by the object the caller passed: a PTC run passes one frozen origin for
+ * all its calls, and reading it (and digesting its token for the log) once per run is enough.
+ * Only a frozen object whose fields read are its own data properties is remembered: nothing can
+ * change what it says afterwards. (The digest cache of tokenIdOf holds 64 tokens: with more runs
+ * in flight than that, every call of every run hashed its token again.)
+ */
+const readOrigins = new WeakMap<object, ReadOrigin>();
+
+/** `readOrigin` and `eventOrigin` of what the caller passed; undefined when it is malformed. */
+function originOf(given: unknown): ReadOrigin | undefined {
+  const known = typeof given === 'object' && given !== null ? readOrigins.get(given) : undefined;
+  if (known !== undefined) return known;
+  const origin = readOrigin(given);
+  if (origin === undefined) return undefined;
+  const read: ReadOrigin = { origin, logOrigin: Object.freeze(eventOrigin(origin)) };
+  if (isSettled(given as object, Object.keys(origin))) readOrigins.set(given as object, read);
+  return read;
+}
+
+/** Frozen, with each of `keys` an own data property: what it says cannot change. */
+function isSettled(value: object, keys: readonly string[]): boolean {
+  try {
+    if (!Object.isFrozen(value)) return false;
+    for (const key of keys) {
+      const descriptor = Object.getOwnPropertyDescriptor(value, key);
+      if (descriptor === undefined || !('value' in descriptor)) return false;
+    }
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 function freezeResult(result: ToolResult): ToolResult {
   return Object.freeze({ ...result, additionalContexts: Object.freeze([...result.additionalContexts]) });
 }
@@ -70,10 +112,11 @@ export async function runPipeline(env: PipelineEnv, call: ToolCall, options: Cal
   const givenOrigin = options.origin;
   const givenApproval = options.approved;
   // A malformed origin is refused below; until then (and in its own record) the call is a model's.
-  const maybeOrigin = givenOrigin === undefined ? MODEL_ORIGIN : readOrigin(givenOrigin);
+  const readable = givenOrigin === undefined ? MODEL : originOf(givenOrigin);
+  const maybeOrigin = readable?.origin;
   const signal = options.signal ?? NEVER_ABORTED;
   const agent = options.agent;
-  const logOrigin = eventOrigin(maybeOrigin ?? MODEL_ORIGIN);
+  const logOrigin = readable?.logOrigin ?? MODEL.logOrigin;
 
   // (Events and results are built property by property, in the order the trace records them:
   // no conditional spreads, each of which allocates and copies an object per call.)

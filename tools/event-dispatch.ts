@@ -12,8 +12,23 @@
 import { errorText } from './errors.js';
 import type { EventSink, ToolEvent, UnstampedEvent } from './events.js';
 
+/**
+ * A draft of an event its producer built itself (the pipeline's own records): `seq` and `time`
+ * come first, as placeholders the dispatcher fills in, so it is stamped in place instead of
+ * copied. Nobody else may hold it.
+ */
+export type EventDraft = { seq: number; time: number } & UnstampedEvent;
+
+/** A host's dispatcher. */
+export interface EventDispatch {
+  /** Stamps (a copy of) any event, freezes it and delivers it. */
+  readonly emit: (event: UnstampedEvent) => ToolEvent;
+  /** The same for a draft only its producer holds: stamped in place, not copied (a copy per event cost about 0.5 µs). */
+  readonly emitDraft: (draft: EventDraft) => ToolEvent;
+}
+
 /** A host's dispatcher: `emit` stamps, freezes and delivers; `sinks` is read at each delivery. */
-export function createEventDispatch(now: () => number, sinks: () => readonly EventSink[]): (event: UnstampedEvent) => ToolEvent {
+export function createEventDispatch(now: () => number, sinks: () => readonly EventSink[]): EventDispatch {
   let seq = 0;
   let delivering = false;
   const pending: ToolEvent[] = [];
@@ -34,15 +49,9 @@ export function createEventDispatch(now: () => number, sinks: () => readonly Eve
     }
   };
 
-  return (event) => {
-    // (seq and time first, then the event, is V8's fast clone; overwriting them after is cheap)
-    const stampedSeq = ++seq;
-    const stampedTime = now();
-    const draft = { seq: stampedSeq, time: stampedTime, ...event } as { seq: number; time: number };
-    if (draft.seq !== stampedSeq || draft.time !== stampedTime) {
-      draft.seq = stampedSeq;
-      draft.time = stampedTime;
-    }
+  const emitDraft = (draft: EventDraft): ToolEvent => {
+    draft.seq = ++seq;
+    draft.time = now();
     const stamped = freezeEvent(draft as unknown as ToolEvent);
     if (delivering) {
       pending.push(stamped);
@@ -57,6 +66,11 @@ export function createEventDispatch(now: () => number, sinks: () => readonly Eve
     }
     return stamped;
   };
+
+  // An emitted object is the emitter's: copied behind seq and time (which it cannot bring itself).
+  const emit = (event: UnstampedEvent): ToolEvent => emitDraft({ seq: 0, time: 0, ...event } as EventDraft);
+
+  return { emit, emitDraft };
 }
 
 /**

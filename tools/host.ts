@@ -5,7 +5,7 @@
  */
 import { disposable } from './disposable.js';
 import { errorText, InvalidOptionError } from './errors.js';
-import type { EventSink, ToolEvent, UnstampedEvent } from './events.js';
+import type { EventSink } from './events.js';
 import { executionModeOf } from './execution-mode.js';
 import { HookLists } from './hooks.js';
 import { createJobManager } from './jobs/job-manager.js';
@@ -61,7 +61,7 @@ export function createToolHost(options: ToolHostOptions = {}): ToolHost {
     throw new InvalidOptionError({ where: 'createToolHost', option: 'approvalTimeoutMs', value: options.approvalTimeoutMs, expected: `a number of ms above 0 and at most ${MAX_TIMER_MS} (about 24.8 days)` });
   }
   let sinks: readonly EventSink[] = options.onEvent ? [options.onEvent] : [];
-  const emit: (event: UnstampedEvent) => ToolEvent = createEventDispatch(now, () => sinks);
+  const { emit, emitDraft } = createEventDispatch(now, () => sinks);
 
   const jobs = createJobManager({ emit, now }, options.jobs);
 
@@ -112,6 +112,7 @@ export function createToolHost(options: ToolHostOptions = {}): ToolHost {
     approval: options.approval,
     approvalTimeoutMs,
     emit,
+    emitDraft,
     now,
   };
   return Object.freeze(host);

@@ -7,6 +7,7 @@
  */
 import { clipText, errorText } from './errors.js';
 import { eventOrigin, type DecisionBy, type EventOrigin, type UnstampedEvent } from './events.js';
+import type { EventDraft } from './event-dispatch.js';
 import type { HookLists } from './hooks.js';
 import { toJson, type JsonValue } from './json.js';
 import { ValidationError } from './materialize.js';
@@ -30,6 +31,8 @@ export interface PipelineEnv {
   readonly approval: ApprovalChannel | undefined;
   readonly approvalTimeoutMs: number;
   readonly emit: (event: UnstampedEvent) => void;
+  /** `emit` for a draft the pipeline built itself, `seq` and `time` first (stamped in place, not copied). */
+  readonly emitDraft: (draft: EventDraft) => void;
   readonly now: () => number;
 }
 
@@ -125,7 +128,7 @@ export async function runPipeline(env: PipelineEnv, call: ToolCall, options: Cal
     // this: frozen in place rather than copied.
     Object.freeze(result.additionalContexts);
     const frozen = Object.freeze(result);
-    const event: Record<string, unknown> = { type: 'tool/result', callId, toolName, isError: frozen.isError };
+    const event: Record<string, unknown> = { seq: 0, time: 0, type: 'tool/result', callId, toolName, isError: frozen.isError };
     if (frozen.value !== undefined) event.value = frozen.value;
     event.content = frozen.content;
     event.additionalContexts = frozen.additionalContexts;
@@ -134,7 +137,7 @@ export async function runPipeline(env: PipelineEnv, call: ToolCall, options: Cal
     if (frozen.error) event.error = frozen.error;
     event.post = post;
     event.durationMs = env.now() - started;
-    env.emit(event as unknown as UnstampedEvent);
+    env.emitDraft(event as unknown as EventDraft);
     return frozen;
   };
   const failure = (kind: ToolErrorKind, message: string, extra: Partial<ToolResult> = {}): ToolResult =>
@@ -183,9 +186,9 @@ export async function runPipeline(env: PipelineEnv, call: ToolCall, options: Cal
   } catch (err) {
     return refuseEarly('invalid-args', callProblems.invalidArgs(toolName, err));
   }
-  const callEvent: Record<string, unknown> = { type: 'tool/call', callId, toolName, args, argsValid: true, origin: logOrigin };
+  const callEvent: Record<string, unknown> = { seq: 0, time: 0, type: 'tool/call', callId, toolName, args, argsValid: true, origin: logOrigin };
   if (agent) callEvent.agent = agent;
-  env.emit(callEvent as unknown as UnstampedEvent);
+  env.emitDraft(callEvent as unknown as EventDraft);
   const draftExecution: { -readonly [K in keyof ToolExecution]: ToolExecution[K] } = { callId, toolName, args } as ToolExecution;
   if (agent) draftExecution.agent = agent;
   draftExecution.origin = origin;
@@ -197,9 +200,9 @@ export async function runPipeline(env: PipelineEnv, call: ToolCall, options: Cal
   const pre = await decidePreExecute(execution, env.hooks.preExecuteListeners, env.hooks.guards);
   const additionalContexts = [...pre.additionalContexts];
   const by: DecisionBy = pre.source;
-  const policyEvent: Record<string, unknown> = { type: 'tool/decision', callId, toolName, stage: 'policy', decision: pre.decision.type, by };
+  const policyEvent: Record<string, unknown> = { seq: 0, time: 0, type: 'tool/decision', callId, toolName, stage: 'policy', decision: pre.decision.type, by };
   if (pre.decision.type !== 'allow') policyEvent.reason = pre.decision.reason;
-  env.emit(policyEvent as unknown as UnstampedEvent);
+  env.emitDraft(policyEvent as unknown as EventDraft);
   const deny = (deniedBy: 'listener' | 'guard' | 'approval', reason: string, index?: number) =>
     failure('denied', `The call to "${toolName}" was denied by ${deniedBy === 'listener' ? 'a policy listener' : deniedBy === 'guard' ? 'the guard' : 'the approver'}: ${reason}`, {
       denied: { by: deniedBy, reason, ...(index !== undefined ? { index } : {}) },

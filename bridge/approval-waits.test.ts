@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createToolHost, decision, defineTool, type EventSink, type ToolHost } from '../tools/index.js';
 import { openRunBridge, type BridgeLimits } from './index.js';
-import { disposable } from '../tools/disposable.js';
 import { manualClock } from './test-support.js';
 
 const LIMITS: BridgeLimits = { wallMs: 40, maxCalls: 100, maxInFlight: 4, maxLogBytes: 10_000, maxArgBytes: 1_000, maxArgDepth: 8, maxArgNodes: 100 };
@@ -18,10 +17,11 @@ function countingHost(approve: Promise<void>) {
       sinks.added++;
       sinks.live++;
       const registration = inner.onEvent(sink);
-      return disposable(() => {
+      const dispose = () => {
         sinks.live--;
         registration.dispose();
-      });
+      };
+      return { dispose, [Symbol.dispose]: dispose };
     },
   };
   return { host, sinks };

@@ -5,9 +5,10 @@
  * and node count in one scan of the text (so a deep document never reaches a recursive walk,
  * and a large one is measured without building it). Over a cap is a refusal naming the cap and
  * its value, never truncation. What `JSON.parse` builds is plain JSON by construction (a
- * `__proto__` key is an ordinary own key there): `parseFrozenJson` freezes it and marks it so,
- * and the pipeline takes it without a second copy; it still validates it and refuses prototype
- * keys (step 2), like any call's args.
+ * `__proto__` key is an ordinary own key there): `parseArgsJson` (`parseFrozenJson`) freezes it
+ * and marks it so, and the pipeline takes it without a second copy; it still validates it and
+ * refuses prototype keys (step 2), like any call's args, once for the call's execution mode and
+ * its pipeline both (tools/args-snapshot.ts).
  */
 import { parseArgsJson, type JsonValue } from '../tools/index.js';
 import { limitMessage } from './limit-failure.js';

@@ -18,7 +18,8 @@
  *   sibling; parallel ones are bounded by `maxInFlight`).
  * - Limits: `maxCalls`, `maxLogBytes`, `hostMs` (host-budget.ts) and the wall clock (run-clock.ts) are enforced here; the
  *   wall clock pauses while any child waits for a person (seen as the child's `ask` decision
- *   event) and while the runner waits for a sandbox process. A limit aborts `signal` with a
+ *   event, routed by one sink per host: approval-waits.ts) and while the runner waits for a
+ *   sandbox process. A limit aborts `signal` with a
  *   {@link RunLimitError} naming it.
  * - Time: every reading and timer (the deadline, the waits, call durations, the grace `close`
  *   gives aborted children) is on the one injected clock.

@@ -178,8 +178,10 @@ export async function connectServer(spec: McpServerSpec, options: ConnectOptions
     closing = true;
     // A server that failed may still have the end of its stderr in the pipe (the line saying
     // why): read it before closing the transport, which drops what is unread. A server still
-    // alive (a start timeout) ends it only when closed, after at most this wait.
-    const drained = () => Promise.race([stderrDone, new Promise((resolve) => setTimeout(resolve, 1_000).unref())]);
+    // alive (a start timeout) ends it only when closed, after at most a second; one that has
+    // exited ends it once the pipe is read, which after 48 MB of stderr on a loaded machine took
+    // longer than that (the tail missed the last line), so it gets up to 10 s.
+    const drained = () => Promise.race([stderrDone, new Promise((resolve) => setTimeout(resolve, exit ? 10_000 : 1_000).unref())]);
     await drained();
     await client.close().catch(() => {});
     await drained();

@@ -30,3 +30,5 @@ export { createProcessRunner } from './sandbox-process/index.js';
 export { OsSandboxOptionError, OsSandboxUnavailableError } from './os-sandbox/index.js';
 export type { OsSandboxKind, OsSandboxMode } from './os-sandbox/index.js';
 export type { ProcessEvent, ProcessRunner, ProcessRunnerOptions, ProcessRunnerStats, ProcessRunOutcome } from './sandbox-process/index.js';
+export { createFileRunStore, createMemoryRunStore, RunStoreConflictError, RunStoreError, RunStoreFencedError, TERMINAL_RUN_STATUSES } from './stores/index.js';
+export type { FileRunStoreOptions, PendingApproval, RunClaim, RunMeta, RunSettlement, RunStatus, RunStore, RunSummary, StoredRun } from './stores/index.js';

@@ -64,6 +64,18 @@ export type GuestCallOutcome =
   | { readonly ok: true; readonly json: string }
   | { readonly ok: false; readonly toolName: string; readonly message: string };
 
+/**
+ * What makes a run replayable (durable runs, docs/run-life.md): the guest's `Math.random` is
+ * seeded from `seed` and its `Date` reads a recorded clock (`clockMs` at the start, then the
+ * clock that comes with each batch of outcomes, plus 1 ms per reading within a slice).
+ */
+export interface RunDeterminism {
+  /** 128 bits as 32 lowercase hex characters. */
+  readonly seed: string;
+  /** The clock the program reads at its start, ms since the epoch. */
+  readonly clockMs: number;
+}
+
 /** One program to run. */
 export interface RunRequest {
   /** Transpiled JavaScript: the body of an async function (`return` gives the result). */
@@ -73,6 +85,11 @@ export interface RunRequest {
   readonly limits: RunLimits;
   /** Lines the wrapper adds before the program's first line, to map error lines back. */
   readonly lineOffset?: number;
+  /**
+   * Set for a durable run: seeded randomness and a recorded clock in the guest, and the end of
+   * every slice reported to a relay bridge (`RelayBridge.sliceEnded`).
+   */
+  readonly determinism?: RunDeterminism;
 }
 
 /** Why a run ended without a result. `limit` names the limit hit, with its value. */

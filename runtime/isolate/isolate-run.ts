@@ -81,8 +81,12 @@ class IsolateRun implements StoppableRun {
   private offThread = false;
   /** Guest messages of the running slice, as kind, items pairs. */
   private inbox: unknown[] = [];
-  /** Outcomes that became ready while a slice ran; delivered when it returns. */
+  /**
+   * Outcomes that became ready while a slice ran; delivered when it returns. A durable run's
+   * batches (with their clocks) wait one by one: each must be exactly one slice.
+   */
   private held: OutcomeBatch | undefined;
+  private heldBatches: { readonly items: OutcomeBatch; readonly clockMs: number | undefined }[] = [];
   /** Calls the guest sent that are counted against maxCalls (dispatched or in the inbox). */
   private callsSeen = 0;
   /** Set when the guest passed a cap mid-slice: the slice was stopped and the run ends so. */
@@ -131,7 +135,7 @@ class IsolateRun implements StoppableRun {
       this.options.runs.add(this);
       const { prepared, request } = this;
       prepared.receiver = (kind, items) => this.receive(kind, items);
-      if (this.relay !== undefined) this.relay.attach((items) => this.onRelayed(items));
+      if (this.relay !== undefined) this.relay.attach((items, clockMs) => this.onRelayed(items, clockMs));
       this.unsubscribeAbort = subscribeAbort(this.signal, this.onAbort);
       const { limits } = request;
       const caps: GuestCaps = {
@@ -142,7 +146,8 @@ class IsolateRun implements StoppableRun {
         maxArgNodes: limits.maxArgNodes,
       };
       this.startup = { source: this.options.source, ms: performance.now() - this.options.startedAt };
-      this.slice(['start', [request.js, JSON.stringify(request.toolNames), JSON.stringify(caps)]], COPY_ARGUMENTS);
+      const determinism = request.determinism === undefined ? '' : JSON.stringify({ seed: request.determinism.seed, clockMs: request.determinism.clockMs });
+      this.slice(['start', [request.js, JSON.stringify(request.toolNames), JSON.stringify(caps), determinism]], COPY_ARGUMENTS);
     });
   }
 
@@ -262,6 +267,11 @@ class IsolateRun implements StoppableRun {
     if (this.settled) return;
     if (this.usedCpuMs() > this.request.limits.cpuMs) return this.failCpu();
     if (this.pendingEnd !== undefined) return this.onEnd(this.pendingEnd);
+    // A durable run's relay hears of every slice's end, after the slice's calls and logs.
+    if (this.request.determinism !== undefined) this.relay?.sliceEnded?.({ calls: this.lastId });
+    if (this.settled) return;
+    const batch = this.heldBatches.shift();
+    if (batch !== undefined) return this.deliver(batch.items, batch.clockMs);
     if (this.held !== undefined) {
       const held = this.held;
       this.held = undefined;
@@ -372,25 +382,29 @@ class IsolateRun implements StoppableRun {
   }
 
   /** Outcomes of relayed calls, already batched by the relay. */
-  private onRelayed(items: OutcomeBatch): void {
+  private onRelayed(items: OutcomeBatch, clockMs?: number): void {
     if (this.settled) return;
     this.inFlight = Math.max(0, this.inFlight - Math.floor(items.length / 4));
-    this.deliver(items);
+    this.deliver(items, clockMs);
   }
 
-  /** Pushes a batch of outcomes into the isolate: a slice, in which the program resumes. */
-  private deliver(items: OutcomeBatch): void {
+  /** Pushes a batch of outcomes into the isolate: a slice, in which the program resumes (reading `clockMs` in a durable run). */
+  private deliver(items: OutcomeBatch, clockMs?: number): void {
     if (this.settled) return;
     if (this.inSlice) {
-      // Never re-enter the isolate from inside a slice: keep them for its end.
-      this.held = this.held === undefined ? items : this.held.concat(items);
+      // Never re-enter the isolate from inside a slice: keep them for its end (a durable run's
+      // batches one by one, each its own slice, with its own clock).
+      if (this.request.determinism !== undefined) this.heldBatches.push({ items, clockMs });
+      else this.held = this.held === undefined ? items : this.held.concat(items);
       return;
     }
     const offThread = this.options.offThreadChars;
-    if (offThread !== undefined && jsonChars(items) > offThread) return this.sliceOffThread(['deliver', items]);
+    if (offThread !== undefined && jsonChars(items) > offThread) return this.sliceOffThread(clockMs === undefined ? ['deliver', items] : ['deliver', items, clockMs]);
     // One outcome (every sequential call) crosses as four primitives: no array to serialize.
-    if (items.length === 4) this.slice(['deliver1', items[0] as number, items[1] as 0 | 1, items[2] as string, items[3] as string]);
-    else this.slice(['deliver', items], COPY_ARGUMENTS);
+    if (items.length === 4) {
+      const [id, ok, jsonOrToolName, message] = items as [number, 0 | 1, string, string];
+      this.slice(clockMs === undefined ? ['deliver1', id, ok, jsonOrToolName, message] : ['deliver1', id, ok, jsonOrToolName, message, clockMs]);
+    } else this.slice(clockMs === undefined ? ['deliver', items] : ['deliver', items, clockMs], COPY_ARGUMENTS);
   }
 
   private queueDelivery(id: number, outcome: GuestCallOutcome): void {

@@ -97,6 +97,12 @@ export function validateRunRequest(request: RunRequest): void {
     if (typeof value !== 'number' || !(value > 0)) throw new RunRequestError(`limits.${field}`, `must be a positive number (got ${String(value)})`);
   }
   if ((limits.memoryMb as number) < MIN_MEMORY_MB) throw new RunRequestError('limits.memoryMb', `must be at least ${MIN_MEMORY_MB}`);
+  const determinism = request.determinism as unknown as Record<string, unknown> | undefined;
+  if (determinism !== undefined) {
+    if (determinism === null || typeof determinism !== 'object') throw new RunRequestError('determinism', 'is not an object');
+    if (typeof determinism.seed !== 'string' || !/^[0-9a-f]{32}$/.test(determinism.seed)) throw new RunRequestError('determinism.seed', 'is not 32 lowercase hex characters');
+    if (typeof determinism.clockMs !== 'number' || !Number.isFinite(determinism.clockMs) || determinism.clockMs < 0) throw new RunRequestError('determinism.clockMs', 'is not a time');
+  }
 }
 
 /** Creates the in-process isolate runner. */

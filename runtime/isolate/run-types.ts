@@ -37,7 +37,21 @@ export interface RelayBridge extends GuestBridge {
    * Called once as the run starts: `deliver` takes a batch of outcomes, `[id, ok (1 or 0),
    * json or toolName, message, ...]` (the layout {@link OutcomeBatch} has), one per relayed call.
    */
-  attach(deliver: (items: OutcomeBatch) => void): void;
+  attach(deliver: (items: OutcomeBatch, clockMs?: number) => void): void;
+  /**
+   * For a run with `determinism` (durable runs): the program's slice has ended (its start, or a
+   * delivered batch) and `calls` is the highest call id it has made so far. Everything the slice
+   * sent (calls, console lines) was passed on before this. Each batch `deliver` takes is exactly
+   * one slice: a relay that waits for this before delivering the next batch controls exactly
+   * what the program saw together.
+   */
+  sliceEnded?(report: SliceReport): void;
+}
+
+/** The end of one slice of a deterministic run. */
+export interface SliceReport {
+  /** The highest call id the program has made so far (0: none). */
+  readonly calls: number;
 }
 
 /** How a run got its isolate. */

@@ -19,7 +19,7 @@ import { subscribeAbort } from '../../tools/index.js';
 import { jsonDepth, limitFailure, limitText, MAX_RECORDED_LATE_CALLS } from '../../bridge/index.js';
 import type { GuestBridge, GuestCallOutcome, RunFailure, RunOutcome, RunRequest } from '../program-runner.js';
 import type { CallItems, LogLevel } from '../isolate/guest/protocol.js';
-import type { LateCallAwareBridge, LateCallEvent } from '../isolate/index.js';
+import type { LateCallAwareBridge, LateCallEvent, RelayBridge } from '../isolate/index.js';
 import { OutcomeQueue } from '../outcome-queue.js';
 import { abortMessage, overBytes, reportDroppedCalls, utf8Length, type StoppableRun } from '../run-checks.js';
 import { describeExit, type SandboxExit, type SandboxProcess } from './sandbox-process.js';
@@ -79,6 +79,11 @@ class ProcessRun implements StoppableRun {
   /** Calls the process relayed: each costs it CPU time outside the program's own budget. */
   private callsReceived = 0;
   private readonly toolNames: Set<string>;
+  /**
+   * Set when the host's bridge takes calls and gives outcomes in batches itself (a durable run):
+   * calls pass through as the worker sent them, and each batch goes out as one `results` frame.
+   */
+  private readonly relay: RelayBridge | undefined;
   /** Outcomes on their way to the process, batched as the in-process runner batches them. */
   private readonly results = new OutcomeQueue((items) => this.process.send({ t: 'results', runId: this.options.runId, items }));
   /** Calls sent to the bridge whose outcome has not arrived. */
@@ -102,6 +107,8 @@ class ProcessRun implements StoppableRun {
     this.bridge = options.bridge;
     this.signal = options.signal;
     this.toolNames = new Set(options.request.toolNames);
+    const relay = options.bridge as Partial<RelayBridge>;
+    this.relay = typeof relay.relayCalls === 'function' && typeof relay.attach === 'function' ? (relay as RelayBridge) : undefined;
   }
 
   start(): Promise<ProcessRunOutcome> {
@@ -123,7 +130,15 @@ class ProcessRun implements StoppableRun {
       this.unsubscribeAbort = subscribeAbort(this.signal, this.onAbort);
       this.poll = setInterval(() => this.supervise(), this.options.pollMs);
       this.poll.unref?.();
-      process.send({ t: 'run', runId: this.options.runId, request: { js: request.js, toolNames: request.toolNames, limits: request.limits, lineOffset: request.lineOffset } });
+      this.relay?.attach((items, clockMs) => {
+        if (!this.settled) this.process.send({ t: 'results', runId: this.options.runId, items, ...(clockMs !== undefined ? { clock: clockMs } : {}) });
+      });
+      const { determinism } = request;
+      process.send({
+        t: 'run',
+        runId: this.options.runId,
+        request: { js: request.js, toolNames: request.toolNames, limits: request.limits, lineOffset: request.lineOffset, ...(determinism ? { determinism: { seed: determinism.seed, clockMs: determinism.clockMs } } : {}) },
+      });
       if (this.signal.aborted) this.onAbort();
     });
   }
@@ -221,6 +236,8 @@ class ProcessRun implements StoppableRun {
         return this.onCalls(message.items);
       case 'log':
         return this.onLog(message.level, message.text);
+      case 'slice':
+        return this.onSlice(message.calls);
       case 'late':
         return this.late(message, 'run-ended');
       case 'done':
@@ -241,6 +258,14 @@ class ProcessRun implements StoppableRun {
       this.lastId = id;
       this.callsReceived++;
     }
+    if (this.relay !== undefined) {
+      try {
+        this.relay.relayCalls(items);
+      } catch {
+        // the bridge's problem; its calls stay unanswered and the run's limits end it
+      }
+      return;
+    }
     for (let i = 0; i < items.length; i += 3) {
       const id = items[i] as number;
       const name = items[i + 1] as string;
@@ -255,6 +280,20 @@ class ProcessRun implements StoppableRun {
         (outcome) => this.queueResult(id, outcome),
         () => this.queueResult(id, { ok: false, toolName: name, message: `The host could not dispatch tools.${name}.` }),
       );
+    }
+  }
+
+  /**
+   * A durable run's slice ended. Only such a run has slices reported, and the count must be the
+   * highest call id this host received (the worker sends the slice's calls before its end).
+   */
+  private onSlice(calls: number): void {
+    if (this.request.determinism === undefined || this.relay === undefined) return this.hostile('a slice report for a run that asked for none');
+    if (calls !== this.lastId) return this.hostile(`a slice report of ${calls} calls after ${this.lastId}`);
+    try {
+      this.relay.sliceEnded?.({ calls });
+    } catch {
+      // the bridge's problem
     }
   }
 

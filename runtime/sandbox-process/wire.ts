@@ -7,17 +7,19 @@
  * run it is for, call ids that only grow, visible tool names, byte caps, the host's own limit
  * values). The worker reads the host's frames with {@link readHostMessage} the same way.
  *
- * Host -> worker: `run` (one program), `results` (a batch of call outcomes), `abort`.
+ * Host -> worker: `run` (one program), `results` (a batch of call outcomes; in a durable run with
+ * the clock the program reads meanwhile), `abort`.
  * Worker -> host: `ready` (once, after start-up), `calls` (a batch of the program's calls),
- * `log` (one console line), `late` (calls the program made after its run ended, which the
- * worker dropped: for the host to record), `done` (the run's outcome).
+ * `log` (one console line), `slice` (a durable run's slice ended, after its calls and logs),
+ * `late` (calls the program made after its run ended, which the worker dropped: for the host to
+ * record), `done` (the run's outcome).
  * The flat lists are the guest's own layouts (isolate/guest/protocol.ts), relayed as they are.
  */
 import { isLimitName, type LimitName } from '../../bridge/limit-failure.js';
 import { MAX_RECORDED_LATE_CALLS } from '../../bridge/late-calls.js';
 import { PtcError } from '../../tools/errors.js';
 import { LOG_LEVELS, MAX_CALL_BATCH, type CallItems, type LogLevel, type OutcomeBatch } from '../isolate/guest/protocol.js';
-import type { RunFailure, RunLimits, RunRequest } from '../program-runner.js';
+import type { RunDeterminism, RunFailure, RunLimits, RunRequest } from '../program-runner.js';
 
 /** A frame that is not one of the messages this side can receive. */
 export class WireProtocolError extends PtcError {
@@ -30,7 +32,7 @@ export class WireProtocolError extends PtcError {
 /** The host's messages to a sandbox process. */
 export type HostToWorker =
   | { readonly t: 'run'; readonly runId: number; readonly request: RunRequest }
-  | { readonly t: 'results'; readonly runId: number; readonly items: OutcomeBatch }
+  | { readonly t: 'results'; readonly runId: number; readonly items: OutcomeBatch; readonly clock?: number }
   | { readonly t: 'abort'; readonly runId: number };
 
 /** How a run ended, as the worker reports it (the host rebuilds it: see process-run.ts). */
@@ -43,6 +45,8 @@ export type WorkerToHost =
   | { readonly t: 'ready'; readonly pid: number }
   | { readonly t: 'calls'; readonly runId: number; readonly items: CallItems }
   | { readonly t: 'log'; readonly runId: number; readonly level: LogLevel; readonly text: string }
+  /** A durable run's slice ended; `calls` is the highest call id its program has made. */
+  | { readonly t: 'slice'; readonly runId: number; readonly calls: number }
   /** Late calls: the names of at most MAX_RECORDED_LATE_CALLS of a run (each up to 200 characters), and how many more. */
   | { readonly t: 'late'; readonly runId: number; readonly names: readonly string[]; readonly more: number }
   | { readonly t: 'done'; readonly runId: number; readonly outcome: WireOutcome };
@@ -91,6 +95,11 @@ export function readWorkerMessage(m: Raw): WorkerToHost {
       const runId = runIdOf(m);
       if (!LEVELS.has(m.level) || typeof m.text !== 'string') throw new WireProtocolError('"log" has a bad level or text');
       return { t: 'log', runId, level: m.level as LogLevel, text: m.text };
+    }
+    case 'slice': {
+      const runId = runIdOf(m);
+      if (!isCount(m.calls)) throw new WireProtocolError('"slice" has no call count');
+      return { t: 'slice', runId, calls: m.calls };
     }
     case 'late':
       return readLate(runIdOf(m), m.names, m.more);
@@ -148,7 +157,8 @@ export function readHostMessage(m: Raw): HostToWorker {
     case 'results': {
       const runId = runIdOf(m);
       if (!Array.isArray(m.items) || m.items.length % 4 !== 0) throw new WireProtocolError('"results" is not a list of outcomes');
-      return { t: 'results', runId, items: m.items as OutcomeBatch };
+      if (m.clock !== undefined && !isMeasure(m.clock)) throw new WireProtocolError('"results" has a clock that is not a time');
+      return { t: 'results', runId, items: m.items as OutcomeBatch, ...(m.clock !== undefined ? { clock: m.clock } : {}) };
     }
     case 'abort':
       return { t: 'abort', runId: runIdOf(m) };
@@ -160,5 +170,12 @@ export function readHostMessage(m: Raw): HostToWorker {
 /** The shape of a request; its values are checked by the runner (validateRunRequest). */
 function readRequest(r: unknown): RunRequest {
   if (!isRecord(r) || typeof r.js !== 'string' || !Array.isArray(r.toolNames) || !isRecord(r.limits)) throw new WireProtocolError('"run" has no program, tool names or limits');
-  return { js: r.js, toolNames: r.toolNames as string[], limits: r.limits as unknown as RunLimits, ...(r.lineOffset !== undefined ? { lineOffset: r.lineOffset as number } : {}) };
+  const determinism = r.determinism === undefined ? undefined : (r.determinism as RunDeterminism);
+  return {
+    js: r.js,
+    toolNames: r.toolNames as string[],
+    limits: r.limits as unknown as RunLimits,
+    ...(r.lineOffset !== undefined ? { lineOffset: r.lineOffset as number } : {}),
+    ...(determinism !== undefined ? { determinism } : {}),
+  };
 }

@@ -22,8 +22,8 @@ const CALL_BATCH_BYTES = 1 << 20;
 interface CurrentRun {
   readonly runId: number;
   readonly controller: AbortController;
-  /** Pushes a batch of outcomes from the host into the run (set when the run starts). */
-  deliver: ((items: OutcomeBatch) => void) | undefined;
+  /** Pushes a batch of outcomes from the host into the run, with a durable run's clock (set when the run starts). */
+  deliver: ((items: OutcomeBatch, clockMs?: number) => void) | undefined;
   queue: (string | number)[];
   queueBytes: number;
   flushScheduled: boolean;
@@ -210,6 +210,11 @@ function bridgeFor(run: CurrentRun): RelayBridge & LateCallAwareBridge {
       flushCalls(run);
       send({ t: 'log', runId: run.runId, level, text });
     },
+    // A durable run's slice ended: after its calls (flushed first) and its logs, in order.
+    sliceEnded({ calls }) {
+      flushCalls(run);
+      send({ t: 'slice', runId: run.runId, calls });
+    },
     // The runner reports them as its run settles; they go out just before `done` (or right away,
     // should one come after it: the host records it, and replaces this process).
     onLateCall(event) {
@@ -240,10 +245,10 @@ function startRun({ runId, request }: Extract<HostToWorker, { t: 'run' }>): void
     });
 }
 
-function deliver({ runId, items }: Extract<HostToWorker, { t: 'results' }>): void {
+function deliver({ runId, items, clock }: Extract<HostToWorker, { t: 'results' }>): void {
   const run = current;
   if (run === undefined || runId !== run.runId) return;
-  run.deliver?.(items);
+  run.deliver?.(items, clock);
 }
 
 // The host is trusted, but a frame that is not one of its messages is a bug: readHostMessage

@@ -80,6 +80,65 @@ const onReturn = (/** @param {unknown} value */ function onReturn(value) {
 // recompiles that function to find source positions: in a small function made for it, once, at
 // warm-up (from the 30 KB bootstrap function that took 0.7 ms; from start() 70 µs of the run).
 const compileProgram = (/** @param {string} js */ function compileProgram(js) { return new AsyncFunction(js + '\n//# sourceURL=ptc-program.js'); });
+// Durable runs (docs/run-life.md): a seeded Math.random, and a Date (and Intl's formatting of "now")
+// that reads the recorded clock: the clock of the slice, plus 1 ms per reading in it. With the same
+// seed and the same batches at the same clocks, a replay sees exactly what the first run saw.
+let deterministic = false;
+let clockBase = 0;
+let clockReads = 0;
+function clockNow() { return clockBase + clockReads++; }
+/** @param {unknown} clockMs */
+function setClock(clockMs) {
+  if (deterministic && typeof clockMs === 'number') { clockBase = clockMs; clockReads = 0; }
+}
+/** @param {number} x @param {number} k */
+function rotl(x, k) { return (x << k) | (x >>> (32 - k)); }
+const makeDeterministic = (/** @param {string} seedHex @param {number} clockMs */ function makeDeterministic(seedHex, clockMs) {
+  deterministic = true;
+  clockBase = clockMs;
+  // xoshiro128**, two outputs per number for 53 random bits.
+  let s0 = NumberParseInt(ReflectApply(StringSlice, seedHex, [0, 8]), 16) | 0;
+  let s1 = NumberParseInt(ReflectApply(StringSlice, seedHex, [8, 16]), 16) | 0;
+  let s2 = NumberParseInt(ReflectApply(StringSlice, seedHex, [16, 24]), 16) | 0;
+  let s3 = NumberParseInt(ReflectApply(StringSlice, seedHex, [24, 32]), 16) | 0;
+  if ((s0 | s1 | s2 | s3) === 0) s0 = 1;
+  const next = function next() {
+    const result = MathImul(rotl(MathImul(s1, 5), 7), 9) >>> 0;
+    const t = s1 << 9;
+    s2 ^= s0; s3 ^= s1; s1 ^= s2; s0 ^= s3; s2 ^= t; s3 = rotl(s3, 11);
+    return result;
+  };
+  ObjectDefineProperty(MathObject, 'random', { value: function random() { return ((next() >>> 5) * 67108864 + (next() >>> 6)) / 9007199254740992; }, writable: true, enumerable: false, configurable: true });
+  const DurableDate = /** @type {DateConstructor} */ (/** @type {unknown} */ (function Date() {
+    const now = list();
+    if (new.target === undefined) { now[0] = clockNow(); return ReflectApply(DateToString, ReflectConstruct(DateCtor, now), []); }
+    if (arguments.length === 0) { now[0] = clockNow(); return ReflectConstruct(DateCtor, now, new.target); }
+    return ReflectConstruct(DateCtor, arguments, new.target);
+  }));
+  ObjectDefineProperty(DurableDate, 'length', { value: 7 });
+  ObjectDefineProperty(DurableDate, 'prototype', { value: DateProto, writable: false, enumerable: false, configurable: false });
+  ObjectDefineProperty(DurableDate, 'now', { value: function now() { return clockNow(); }, writable: true, enumerable: false, configurable: true });
+  ObjectDefineProperty(DurableDate, 'parse', { value: DateParse, writable: true, enumerable: false, configurable: true });
+  ObjectDefineProperty(DurableDate, 'UTC', { value: DateUTC, writable: true, enumerable: false, configurable: true });
+  ObjectDefineProperty(DateProto, 'constructor', { value: DurableDate, writable: true, enumerable: false, configurable: true });
+  ObjectDefineProperty(G, 'Date', { value: DurableDate, writable: true, enumerable: false, configurable: true });
+  // Intl formats "now" when given no date.
+  const formatGetter = getter(IntlDateTimeFormatProto, 'format');
+  ObjectDefineProperty(IntlDateTimeFormatProto, 'format', {
+    get: function format() {
+      const bound = ReflectApply(formatGetter, this, []);
+      return function (/** @type {unknown} */ date) { return bound(date === undefined ? clockNow() : date); };
+    },
+    enumerable: false,
+    configurable: true,
+  });
+  ObjectDefineProperty(IntlDateTimeFormatProto, 'formatToParts', {
+    value: function formatToParts(/** @type {unknown} */ date) { const at = list(); at[0] = date === undefined ? clockNow() : date; return ReflectApply(IntlFormatToParts, this, at); },
+    writable: true,
+    enumerable: false,
+    configurable: true,
+  });
+});
 let started = false;
 const start = (/** @param {import('./protocol.js').StartData} data */ function start(data) {
   if (started) return;
@@ -102,6 +161,12 @@ const start = (/** @param {import('./protocol.js').StartData} data */ function s
   }
   ObjectFreeze(tools);
   ObjectDefineProperty(G, 'tools', { value: tools, writable: false, enumerable: false, configurable: false });
+  const determinism = data[3];
+  if (typeof determinism === 'string' && determinism !== '') {
+    /** @type {{ seed: string, clockMs: number }} */
+    const d = JSONParse(determinism);
+    makeDeterministic(d.seed, d.clockMs);
+  }
   let program;
   try {
     program = compileProgram(js);
@@ -135,11 +200,12 @@ const warm = (function warm() {
  * @param {any} [a]
  * @param {any} [b]
  * @param {any} [c]
+ * @param {any} [d]
  * @returns {number}
  */
-function entry(op, data, a, b, c) {
-  if (op === 'deliver') { if (ArrayIsArray(data)) deliver(data); }
-  else if (op === 'deliver1') deliverOne(data, a, b, c);
+function entry(op, data, a, b, c, d) {
+  if (op === 'deliver') { setClock(a); if (ArrayIsArray(data)) deliver(data); }
+  else if (op === 'deliver1') { setClock(d); deliverOne(data, a, b, c); }
   else if (op === 'start') start(data);
   else if (op === 'warm') { if (!started) warm(); }
   return ended ? -1 : pendingCount;

@@ -66,8 +66,11 @@ export const MAX_CALL_BATCH = 1024;
  */
 export type OutcomeBatch = (string | number)[];
 
-/** What the program gets for `start`: its source, the callable tool names and the caps, as JSON. */
-export type StartData = [js: string, toolNamesJson: string, capsJson: string];
+/**
+ * What the program gets for `start`: its source, the callable tool names and the caps, as JSON,
+ * and for a durable run its determinism (`{ seed, clockMs }` as JSON; `''` otherwise).
+ */
+export type StartData = [js: string, toolNamesJson: string, capsJson: string, determinismJson?: string];
 
 /** The caps the guest enforces itself (from the run's limits; `capsJson` of {@link StartData}). */
 export interface GuestCaps {
@@ -83,13 +86,14 @@ export type EntryOp = EntryArgs[0];
 
 /**
  * The argument list of one host -> guest call of `entry`. `deliver1` is a batch of one outcome
- * as four primitives (no list to copy).
+ * as four primitives (no list to copy). In a durable run each batch carries the clock the
+ * program reads during its slice (`clockMs`).
  */
 export type EntryArgs =
   | [op: 'warm']
   | [op: 'start', data: StartData]
-  | [op: 'deliver', batch: OutcomeBatch]
-  | [op: 'deliver1', id: number, ok: 0 | 1, jsonOrToolName: string, message: string];
+  | [op: 'deliver', batch: OutcomeBatch, clockMs?: number]
+  | [op: 'deliver1', id: number, ok: 0 | 1, jsonOrToolName: string, message: string, clockMs?: number];
 
 /** What `entry` returns: -1 once the program ended, else how many of its calls are pending. */
 export type EntryResult = number;

@@ -258,5 +258,9 @@ describe('when a resume token reaches the trace writer', () => {
     expect(r.out).toContain('SUSPENDED');
     expect(r.out).toContain(`[resume token ${tokenIdOf(TOKEN)}]`);
     expect(r.out + r.err).not.toContain(TOKEN);
+    const html = join(dir, 'token.html');
+    await captureCli(['trace', 'html', path, '-o', html]);
+    expect(readFileSync(html, 'utf8')).toContain(`[resume token ${tokenIdOf(TOKEN)}]`);
+    expect(readFileSync(html, 'utf8')).not.toContain(TOKEN);
   });
 });

@@ -6,7 +6,7 @@
  * A trace is untrusted input: every string from it is HTML-escaped, and the page carries a CSP
  * that forbids scripts and remote loads, so a hostile tool name or reason renders as text.
  */
-import type { TraceLinkStatus, TraceVerification } from '../../tools/index.js';
+import { redactResumeTokens, type TraceLinkStatus, type TraceVerification } from '../../tools/index.js';
 import { walkCalls, type CallNode, type CallTree } from './call-tree.js';
 import { previewJson } from './preview-json.js';
 import { decisionSummary, markSummary } from './render-tree.js';
@@ -28,7 +28,8 @@ export interface RenderHtmlOptions {
 export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 }
-const esc = escapeHtml;
+/** Every string from a trace reaches the page through this: resume tokens hidden, then HTML-escaped. */
+const esc = (text: string) => escapeHtml(redactResumeTokens(text));
 
 const CSS = `
 body{font:14px/1.45 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:24px;color:#1d2330;background:#fbfbfd}

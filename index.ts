@@ -107,11 +107,15 @@ export {
   hashLine,
   jsonlFileSink,
   memoryJsonlSink,
+  MIN_TRACE_KEY_BYTES,
   readJsonl,
+  readTraceHead,
   tokenIdOf,
   TRACE_FORMAT,
+  TRACE_LINK_EVENTS,
   traceFileSink,
   verifyTrace,
+  verifyTraceSet,
 } from './tools/index.js';
 export type {
   DecisionBy,
@@ -130,12 +134,20 @@ export type {
   ToolDecisionEvent,
   ToolEvent,
   ToolResultEvent,
+  TraceFile,
+  TraceHashName,
+  TraceHead,
+  TraceKey,
+  TraceLink,
+  TraceLinkStatus,
   TraceProblem,
   TraceProblemKind,
+  TraceSetVerification,
   TraceVerification,
   TraceWriter,
   TraceWriterOptions,
   UnstampedEvent,
+  VerifyTraceOptions,
 } from './tools/index.js';
 
 // Session replay

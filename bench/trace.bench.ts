@@ -1,9 +1,11 @@
 /**
  * Cost of hash-chained traces.
  * - Per call: `host.call` of a small example tool (`team_get`, 3 events per call) with no sink
- *   (baseline), a plain JSONL sink in memory, the hash-chained writer in memory, and the
- *   hash-chained writer to a file (synchronous appends, as in `ptc run --trace`).
- * - `verifyTrace` of a 30,000-line trace and `ptc trace html` rendering of a 1,000-call run.
+ *   (baseline), a plain JSONL sink in memory, the hash-chained writer in memory (unkeyed and
+ *   keyed: HMAC-SHA256), and the hash-chained writer to a file (synchronous appends, as in
+ *   `ptc run --trace`).
+ * - `verifyTrace` of a 30,000-line trace (from its bytes, unkeyed and keyed) and `ptc trace html`
+ *   rendering of a 1,000-call run.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -23,6 +25,9 @@ const plain = createHost({ onEvent: memoryJsonlSink() });
 let chainedLines: string[] = [];
 const chained = createHost();
 chained.onEvent(createTraceWriter({ write: (l) => void chainedLines.push(l), host: chained }));
+let keyedLines: string[] = [];
+const keyed = createHost();
+keyed.onEvent(createTraceWriter({ write: (l) => void keyedLines.push(l), host: keyed, key: 'a bench key of at least thirty-two bytes' }));
 const filed = createHost();
 const fileSink = traceFileSink(join(dir, 'bench.jsonl'), { host: filed });
 filed.onEvent(fileSink);
@@ -32,6 +37,7 @@ bench
   .add('host.call, no sink (baseline)', callOn(bare))
   .add('host.call + plain JSONL sink (memory)', callOn(plain))
   .add('host.call + hash-chained trace (memory)', callOn(chained), { beforeEach: () => void (chainedLines.length > 100_000 && (chainedLines = [])) })
+  .add('host.call + keyed hash-chained trace (memory)', callOn(keyed), { beforeEach: () => void (keyedLines.length > 100_000 && (keyedLines = [])) })
   .add('host.call + hash-chained trace (file, sync append)', callOn(filed));
 await bench.run();
 
@@ -65,10 +71,22 @@ big.onEvent(w);
 for (let i = 0; i < 10_000; i++) await big.call({ id: `v${i}`, name: 'team_get', args: { id: 'u-101' } });
 w.close();
 const text = lines.join('\n') + '\n';
+const bytes = Buffer.from(text);
 let t0 = performance.now();
-const v = verifyTrace(text);
+const v = verifyTrace(bytes);
 const verifyMs = performance.now() - t0;
-console.log(`verifyTrace: ${v.lines} lines (${(text.length / 1e6).toFixed(1)} MB) in ${verifyMs.toFixed(0)} ms = ${((v.lines / verifyMs) * 1000).toFixed(0)} lines/s, ok=${v.ok}`);
+console.log(`verifyTrace (bytes): ${v.lines} lines (${(text.length / 1e6).toFixed(1)} MB) in ${verifyMs.toFixed(0)} ms = ${((v.lines / verifyMs) * 1000).toFixed(0)} lines/s, ok=${v.ok}`);
+const keyedBig: string[] = [];
+const kb = createHost();
+const kw = createTraceWriter({ write: (l) => void keyedBig.push(l), host: kb, key: 'a bench key of at least thirty-two bytes' });
+kb.onEvent(kw);
+for (let i = 0; i < 10_000; i++) await kb.call({ id: `k${i}`, name: 'team_get', args: { id: 'u-101' } });
+kw.close();
+const keyedBytes = Buffer.from(keyedBig.join('\n') + '\n');
+t0 = performance.now();
+const kv = verifyTrace(keyedBytes, { key: 'a bench key of at least thirty-two bytes' });
+const keyedMs = performance.now() - t0;
+console.log(`verifyTrace (bytes, keyed): ${kv.lines} lines in ${keyedMs.toFixed(0)} ms = ${((kv.lines / keyedMs) * 1000).toFixed(0)} lines/s, ok=${kv.ok}`);
 const runEvents = v.events.slice(0, 3_000).map((e) => ({ ...e, origin: { kind: 'ptc', parentCallId: 'run', tokenId: 'x' } }));
 t0 = performance.now();
 const html = renderHtml(buildCallTree([{ type: 'tool/call', callId: 'run', toolName: 'run_code', args: {}, time: 0, origin: { kind: 'model' } }, ...runEvents]), { title: 'bench' });

@@ -8,9 +8,10 @@
 import { createInterface } from 'node:readline/promises';
 import type { McpImport, McpServerSpec } from '../mcp/index.js';
 import type { RunCodeTool } from '../runtime/index.js';
-import { traceFileSink, visibleText, type ApprovalChannel, type EventSink, type ToolHost, type TraceWriter } from '../tools/index.js';
+import { traceFileSink, visibleText, type ApprovalChannel, type EventSink, type ToolHost, type TraceKey, type TraceWriter } from '../tools/index.js';
 import { CliError } from './errors.js';
 import { loadToolsModule } from './load-tools.js';
+import { keyFromEnv } from './trace/read-trace.js';
 
 /** Most warnings (and skipped tools) printed one by one; the rest are counted. */
 const MAX_LISTED = 20;
@@ -30,6 +31,18 @@ export interface SessionFlags {
   /** `--os-sandbox`: bubblewrap around sandbox processes (default auto). */
   readonly osSandbox?: 'auto' | 'require' | 'off';
   readonly trace?: string;
+  /** `--trace-key-env`: the key of a keyed trace (read from the environment by the command). */
+  readonly traceKey?: TraceKey;
+}
+
+/**
+ * The trace flags of a command (`--trace FILE`, `--trace-key-env NAME`) as session flags: the key
+ * read from the environment, never from argv. Throws {@link CliError} for a key without a trace,
+ * an unset variable or a short key.
+ */
+export function traceFlags(flags: { readonly trace?: string; readonly traceKeyEnv?: string }): Pick<SessionFlags, 'trace' | 'traceKey'> {
+  if (flags.traceKeyEnv !== undefined && !flags.trace) throw new CliError('--trace-key-env keys a trace: give --trace <file.jsonl> too');
+  return { ...(flags.trace ? { trace: flags.trace } : {}), ...(flags.traceKeyEnv !== undefined ? { traceKey: keyFromEnv(flags.traceKeyEnv, '--trace-key-env') } : {}) };
 }
 
 /** A built host and what to release afterwards. */
@@ -105,7 +118,7 @@ export async function buildSessionHost(
   let trace: TraceWriter | undefined;
   if (flags.trace) {
     try {
-      trace = traceFileSink(flags.trace, { host });
+      trace = traceFileSink(flags.trace, { host, ...(flags.traceKey !== undefined ? { key: flags.traceKey } : {}) });
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
       throw new CliError(code === 'EEXIST' ? `trace file ${flags.trace} already exists (traces are never appended to; choose a new name)` : `cannot create trace file ${flags.trace}: ${(err as Error).message}`);

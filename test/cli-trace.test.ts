@@ -161,8 +161,10 @@ describe('when a trace is hostile', () => {
   const call = (callId: string, parent?: string) => ({ type: 'tool/call', callId, toolName: 't', args: {}, time: 1, origin: parent ? { kind: 'ptc', parentCallId: parent, tokenId: 'x' } : { kind: 'model' } });
 
   it('shows calls whose parent links form a cycle instead of dropping them', () => {
+    // A parent comes before its children: "a" names a parent that has not started, so it is a root.
     const tree = buildCallTree([call('a', 'b'), call('b', 'a'), call('c')]);
-    expect(tree.roots.map((r) => r.callId).sort()).toEqual(['a', 'b', 'c']);
+    expect(tree.roots.map((r) => r.callId)).toEqual(['a', 'c']);
+    expect(tree.roots[0]!.children.map((c) => c.callId)).toEqual(['b']);
   });
 
   it('caps the nesting of parent links so rendering cannot overflow the stack', () => {

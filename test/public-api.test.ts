@@ -37,6 +37,7 @@ const INTERNAL_TO_LAYERS: Readonly<Record<string, string>> = {
   redactUrl: 'a url for messages, without user info or query values (mcp)',
   secretEnvValues: "the values of an environment's secret-named variables, for redactSecrets (cli)",
   RedactOptions: "redactSecrets' options",
+  redactResumeTokens: 'hides resume tokens in trace text no writer redacted, before a terminal shows it (cli)',
 };
 
 /** The type-only names among them (no runtime value to find). */

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { bashTool } from '../examples/background-job.js';
 import { createRunCodeTool } from '../runtime/index.js';
 import { createJobTools, replaySession, type CallView, type Tool } from '../tools/index.js';
-import { editFile, readFile, secrets } from './session-scenario.js';
+import { editFile, readFile, SAMPLE_TRACE_KEY, secrets } from './session-scenario.js';
 
 const dir = new URL('./fixtures/session-logs/', import.meta.url);
 // The scenario's tools, for their presenters (nothing is executed; run_code's runner is never started).
@@ -28,6 +28,12 @@ describe('checked-in session logs', () => {
         'hostile-unknown-event-type.jsonl',
         'hostile-prototype-keys.jsonl',
         'hostile-bad-fields.jsonl',
+        'ptc-trace-1-keyed.jsonl',
+        'hostile-trace-escapes.jsonl',
+        'hostile-trace-reused-ids.jsonl',
+        'hostile-trace-prepended.jsonl',
+        'hostile-trace-bytes.jsonl',
+        'hostile-trace-keyed-cut.jsonl',
       ]),
     );
   });
@@ -56,6 +62,17 @@ describe('checked-in session logs', () => {
 
   it('the trace sample has an intact chain', () => {
     expect(replaySession(load('ptc-trace-1.jsonl')).chain).toMatchObject({ ok: true, problems: [] });
+  });
+
+  it('the keyed trace sample gives the view recorded live, and its chain holds under its key', () => {
+    const replayed = replaySession(readFileSync(new URL('ptc-trace-1-keyed.jsonl', dir)), { tools, key: SAMPLE_TRACE_KEY });
+    expect(replayed).toMatchObject({ format: 'ptc-trace/1', problems: [], chain: { ok: true, problems: [] } });
+    expect({ calls: replayed.calls, jobs: replayed.jobs, unmatchedDispatches: replayed.unmatchedDispatches }).toEqual(expected);
+  });
+
+  it('a line put before a trace\'s header does not make it a plain log, and a changed byte is seen in bytes', () => {
+    expect(replaySession(load('hostile-trace-prepended.jsonl'))).toMatchObject({ format: 'ptc-trace/1', chain: { ok: false, problems: [{ line: 1, kind: 'inserted' }] } });
+    expect(replaySession(readFileSync(new URL('hostile-trace-bytes.jsonl', dir))).chain).toMatchObject({ ok: false, problems: [{ line: 2, kind: 'edited' }, { line: 2, kind: 'malformed' }] });
   });
 
   it('a truncated last line is reported and everything before it is shown', () => {

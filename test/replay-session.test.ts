@@ -18,7 +18,7 @@ import {
   type ToolHost,
 } from '../tools/index.js';
 import { bashTool } from '../examples/background-job.js';
-import { editFile, readFile, secrets } from './session-scenario.js';
+import { editFile, readFile, SAMPLE_TRACE_KEY, secrets } from './session-scenario.js';
 import { writeFileSync } from 'node:fs';
 
 const view = (v: SessionView) => ({ calls: v.calls, jobs: v.jobs, unmatchedDispatches: v.unmatchedDispatches });
@@ -27,6 +27,7 @@ let host: ToolHost;
 const live: SessionView[] = [];
 const plain = memoryJsonlSink();
 const traceLines: string[] = [];
+const keyedLines: string[] = [];
 
 beforeAll(async () => {
   let clock = 1_700_000_000_000;
@@ -42,6 +43,8 @@ beforeAll(async () => {
   host.onEvent(plain);
   const trace = createTraceWriter({ write: (line) => traceLines.push(line), now: () => clock });
   host.onEvent(trace);
+  const keyed = createTraceWriter({ write: (line) => keyedLines.push(line), now: () => clock, key: SAMPLE_TRACE_KEY, traceId: 'sample-keyed-trace' });
+  host.onEvent(keyed);
   const watch = watchSession(host);
   host.onEvent(() => live.push(watch.view()));
 
@@ -72,7 +75,9 @@ beforeAll(async () => {
   await host.call({ id: 'm9', name: 'job_read', args: { jobId } }, { agent });
   watch.dispose();
   trace.close();
-  // UPDATE_SESSION_LOGS=1 re-records the checked-in samples of both formats from this session.
+  keyed.close();
+  // UPDATE_SESSION_LOGS=1 re-records the checked-in samples of both formats from this session
+  // (then run test/replay-logs.test.ts with it too, to re-key the keyed sample from the new one).
   if (process.env.UPDATE_SESSION_LOGS) {
     const dir = new URL('./fixtures/session-logs/', import.meta.url);
     writeFileSync(new URL('ptc-events-1.jsonl', dir), plain.lines.join('\n') + '\n');
@@ -130,6 +135,14 @@ describe('replaySession on a live session', () => {
     expect(replayed.chain?.ok).toBe(true);
     expect(replayed.problems).toEqual([]);
     expect(view(replayed)).toEqual(view(live.at(-1)!));
+  });
+
+  it('rebuilds the same view from the keyed trace, whose chain only its key verifies', () => {
+    const text = keyedLines.join('\n') + '\n';
+    const replayed = replaySession(text, { tools: host, key: SAMPLE_TRACE_KEY });
+    expect(replayed.chain).toMatchObject({ ok: true, problems: [] });
+    expect(view(replayed)).toEqual(view(live.at(-1)!));
+    expect(replaySession(text, { tools: host }).chain?.problems).toEqual([expect.objectContaining({ kind: 'key' })]);
   });
 
   it('shows generic cards, with the same tree and results, when replayed without the tools', () => {

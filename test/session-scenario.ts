@@ -28,3 +28,9 @@ export const secrets = defineTool({
   execute: (args) => `secret value of ${args.key}`,
 });
 
+
+/**
+ * The key of the checked-in keyed trace sample (`ptc-trace-1-keyed.jsonl`). A test key, public by
+ * being here: never key a real trace with it.
+ */
+export const SAMPLE_TRACE_KEY = 'ptc-runtime sample trace key: for tests only, never for real traces';

@@ -50,8 +50,15 @@ export type {
   UnstampedEvent,
 } from './events.js';
 export { jsonlFileSink, memoryJsonlSink, readJsonl } from './jsonl.js';
-export { createTraceWriter, GENESIS_HASH, hashLine, TRACE_FORMAT, traceFileSink, verifyTrace } from './trace-chain.js';
-export type { TraceProblem, TraceProblemKind, TraceVerification, TraceWriter, TraceWriterOptions } from './trace-chain.js';
+export { createTraceWriter, GENESIS_HASH, TRACE_FORMAT, traceFileSink } from './trace-chain.js';
+export type { TraceHead, TraceWriter, TraceWriterOptions } from './trace-chain.js';
+export { hashLine, MIN_TRACE_KEY_BYTES } from './trace-hash.js';
+export type { TraceHashName, TraceKey } from './trace-hash.js';
+export { verifyTrace } from './trace-verify.js';
+export type { TraceProblem, TraceProblemKind, TraceVerification, VerifyTraceOptions } from './trace-verify.js';
+export { readTraceHead, TRACE_LINK_EVENTS, verifyTraceSet } from './trace-links.js';
+export type { TraceFile, TraceLink, TraceLinkStatus, TraceSetVerification } from './trace-links.js';
+export { redactResumeTokens } from './trace-redact.js';
 export type { JsonlProblem } from './jsonl.js';
 export { unwrapResult } from './unwrap-result.js';
 export { selectToolSchemas, ToolSelectionError } from './select-tools.js';

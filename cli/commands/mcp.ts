@@ -14,7 +14,7 @@ import type { Writable } from 'node:stream';
 import type { Command } from 'commander';
 import { InvalidOptionError, visibleText } from '../../tools/index.js';
 import { CliError, EXIT } from '../errors.js';
-import { buildSessionHost, parseIsolation, parseOsSandbox } from '../session-host.js';
+import { buildSessionHost, parseIsolation, parseOsSandbox, traceFlags } from '../session-host.js';
 import { reserveStdout } from '../stdout-guard.js';
 
 function parseServeApprove(value: string): 'no' | 'client' {
@@ -41,6 +41,7 @@ interface ServeFlags {
   isolation: 'process' | 'isolate';
   osSandbox: 'auto' | 'require' | 'off';
   trace?: string;
+  traceKeyEnv?: string;
   mcp: string[];
   mcpConfig: string[];
   approve: 'no' | 'client';
@@ -62,6 +63,7 @@ export function registerMcp(program: Command): void {
     .option('--isolation <mode>', 'process (sandbox processes) or isolate (in this process, trusted code only)', parseIsolation, 'process')
     .option('--os-sandbox <mode>', 'bubblewrap around sandbox processes (Linux): auto (where it works, else without and a warning), require (refuse to run without it), off', parseOsSandbox, 'auto')
     .option('--trace <file.jsonl>', 'write a hash-chained trace of every call (a new file)')
+    .option('--trace-key-env <NAME>', 'key the trace (HMAC-SHA256) with the secret in this environment variable')
     .option('--mcp <command line|url>', 'import the tools of another MCP server (a command to run, or an http(s) url); repeatable', collect, [])
     .option('--mcp-config <mcp.json>', 'import the servers of an mcp.json; repeatable', collect, [])
     .option('--mcp-verbose', "show the imported MCP servers' stderr and log messages on stderr (escaped, lines cut at 4,000 characters)")
@@ -89,7 +91,7 @@ async function serve(flags: ServeFlags, out: Writable): Promise<void> {
   const session = await buildSessionHost(
     {
       ...(flags.tools ? { tools: flags.tools } : {}),
-      ...(flags.trace ? { trace: flags.trace } : {}),
+      ...traceFlags(flags),
       approve: 'no',
       isolation: flags.isolation,
       osSandbox: flags.osSandbox,
@@ -136,7 +138,7 @@ async function serveHttp(flags: ServeFlags, address: { hostname: string; port: n
   const { mcpApprovalChannel, McpConfigError, serveMcpHttp } = await import('../../mcp/index.js');
   const approval = flags.approve === 'client' ? mcpApprovalChannel() : undefined;
   const session = await buildSessionHost(
-    { ...(flags.tools ? { tools: flags.tools } : {}), ...(flags.trace ? { trace: flags.trace } : {}), approve: 'no', isolation: flags.isolation, mcp: flags.mcp, mcpConfig: flags.mcpConfig },
+    { ...(flags.tools ? { tools: flags.tools } : {}), ...traceFlags(flags), approve: 'no', isolation: flags.isolation, mcp: flags.mcp, mcpConfig: flags.mcpConfig },
     { verbose: flags.mcpVerbose === true, ...(approval ? { approval } : {}) },
   );
   let served;

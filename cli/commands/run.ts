@@ -11,13 +11,14 @@ import type { Command } from 'commander';
 import type { PtcRunEndEvent } from '../../tools/index.js';
 import { CliError, EXIT } from '../errors.js';
 import { printRun } from '../run-output.js';
-import { buildSessionHost, parseApprove, parseIsolation, parseOsSandbox, type ApproveMode } from '../session-host.js';
+import { buildSessionHost, parseApprove, parseIsolation, parseOsSandbox, traceFlags, type ApproveMode } from '../session-host.js';
 import { progressReporter } from '../progress-line.js';
 import { reserveStdout } from '../stdout-guard.js';
 
 interface RunFlags {
   tools?: string;
   trace?: string;
+  traceKeyEnv?: string;
   approve: ApproveMode;
   isolation: 'process' | 'isolate';
   osSandbox: 'auto' | 'require' | 'off';
@@ -53,6 +54,7 @@ export function registerRun(program: Command): void {
     .argument('<script>', 'the program: TypeScript, the body of an async function (`return` gives the result)')
     .option('--tools <module>', 'tools module (.ts/.js exporting createHost, a host, a tools array, or tools made with defineTool); default: the bundled example tools')
     .option('--trace <file.jsonl>', 'write a hash-chained trace of every event (a new file)')
+    .option('--trace-key-env <NAME>', 'key the trace (HMAC-SHA256) with the secret in this environment variable: only its holders can verify or recompute it')
     .option('--approve <mode>', 'answer approval asks: yes (allow once each), no (deny: fail closed), prompt (ask on the terminal)', parseApprove, 'no')
     .option('--isolation <mode>', 'process (sandbox processes) or isolate (in this process, trusted code only)', parseIsolation, 'process')
     .option('--mcp <command line|url>', 'import the tools of an MCP server: a command to run, or an http(s) url ("name=command args" or "name=url" to name it); repeatable', collect, [])
@@ -84,7 +86,7 @@ async function runScript(script: string, code: string, flags: RunFlags, out: Wri
   const session = await buildSessionHost(
     {
       ...(flags.tools ? { tools: flags.tools } : {}),
-      ...(flags.trace ? { trace: flags.trace } : {}),
+      ...traceFlags(flags),
       approve: flags.approve,
       isolation: flags.isolation,
       osSandbox: flags.osSandbox,

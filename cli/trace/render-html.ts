@@ -6,22 +6,30 @@
  * A trace is untrusted input: every string from it is HTML-escaped, and the page carries a CSP
  * that forbids scripts and remote loads, so a hostile tool name or reason renders as text.
  */
-import type { TraceVerification } from '../../tools/index.js';
+import { redactResumeTokens, type TraceLinkStatus, type TraceVerification } from '../../tools/index.js';
 import { walkCalls, type CallNode, type CallTree } from './call-tree.js';
 import { previewJson } from './preview-json.js';
-import { decisionSummary } from './render-tree.js';
+import { decisionSummary, markSummary } from './render-tree.js';
 
 /** Options of {@link renderHtml}. */
 export interface RenderHtmlOptions {
   readonly title: string;
+  /** The verification of a single trace (absent: a plain session log). */
   readonly verification?: TraceVerification;
+  /** Several files: each one's verification (absent for a plain log); overrides `verification`. */
+  readonly files?: readonly { readonly name: string; readonly verification?: TraceVerification }[];
+  /** Links between the files and what checking them found. */
+  readonly links?: readonly { readonly from: string; readonly status: TraceLinkStatus; readonly message: string }[];
+  /** Problems of the set of files (two files naming one chain). */
+  readonly problems?: readonly string[];
 }
 
 /** HTML-escapes text for element content and quoted attributes. */
 export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 }
-const esc = escapeHtml;
+/** Every string from a trace reaches the page through this: resume tokens hidden, then HTML-escaped. */
+const esc = (text: string) => escapeHtml(redactResumeTokens(text));
 
 const CSS = `
 body{font:14px/1.45 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:24px;color:#1d2330;background:#fbfbfd}
@@ -29,7 +37,7 @@ h1{font-size:20px;margin:0 0 8px}h2{font-size:16px;margin:28px 0 8px}code{font:1
 .verdict{padding:8px 12px;border-radius:6px;display:inline-block}.verdict.ok{background:#e6f6ea;color:#17612c}.verdict.bad{background:#fde8e8;color:#8a1414}.verdict.plain{background:#eef0f5}
 .summary{color:#555}.timeline{overflow-x:auto;background:#fff;border:1px solid #dde1ea;border-radius:6px;padding:8px}
 .lane-bg{fill:#f3f5f9}.lane-label{font-size:11px;fill:#667}.axis{font-size:10px;fill:#889}
-.bar.ok{fill:#4c8bf5}.bar.error{fill:#f0a020}.bar.denied{fill:#d93025}.bar.blocked{fill:#a0267b}.bar.pending{fill:#bbb}.bar.late{stroke:#7b1fa2;stroke-width:2;stroke-dasharray:3 2}
+.bar.ok{fill:#4c8bf5}.bar.error,.bar.suspended{fill:#f0a020}.bar.deferred{fill:#bbb}.bar.denied{fill:#d93025}.bar.blocked{fill:#a0267b}.bar.pending{fill:#bbb}.bar.late{stroke:#7b1fa2;stroke-width:2;stroke-dasharray:3 2}
 .barrier{fill:#7a5af8;fill-opacity:.12;stroke:#7a5af8;stroke-opacity:.6;stroke-dasharray:4 3}
 .mark-denied{fill:#d93025;font-weight:700;font-size:13px}.mark-refused{fill:#7b1fa2;font-weight:700}
 .bar-label{font-size:11px;fill:#fff;pointer-events:none}
@@ -37,7 +45,8 @@ h1{font-size:20px;margin:0 0 8px}h2{font-size:16px;margin:28px 0 8px}code{font:1
 ul.tree{list-style:none;padding-left:18px;border-left:1px solid #dde1ea;margin:4px 0}ul.tree.root{border:none;padding-left:0}
 li.call{margin:4px 0}.tool{font-weight:600}.cid{color:#889;font-size:12px}.mode{font-size:11px;padding:0 4px;border-radius:3px;background:#eef}
 .mode.exclusive{background:#e9e3ff;color:#4a2fc0}.decision{color:#445}.outcome.ok{color:#17612c}.outcome.denied,.outcome.blocked{color:#b3261e;font-weight:600}
-.outcome.error{color:#9a5b00}.late{color:#7b1fa2;font-weight:600}.args{color:#445;word-break:break-all}
+.outcome.error,.outcome.suspended,.outcome.deferred{color:#9a5b00}.late{color:#7b1fa2;font-weight:600}.args{color:#445;word-break:break-all}
+li.mark{color:#7b1fa2;font-weight:600;margin:4px 0}li.mark.broken,li.link.broken{color:#b3261e}ul.links{margin:6px 0;padding-left:18px}
 `;
 
 interface Placed {
@@ -111,17 +120,23 @@ function timeline(calls: readonly CallNode[], refused: CallNode['refused'], from
 function treeHtml(nodes: readonly CallNode[], root = false): string {
   if (nodes.length === 0) return '';
   const items = nodes.map((n) => {
-    const args = previewJson(n.args, 300);
+    const args = n.placeholder ? '(begun in a trace not given)' : previewJson(n.args, 300);
     const outcome = `${n.outcome}${n.detail ? `: ${n.detail}` : ''}${n.durationMs !== undefined ? ` · ${n.durationMs} ms` : ''}`;
     const run = n.run ? ` <span class="run">run ${esc(n.run.outcome)}${n.run.limit ? ` (limit ${esc(n.run.limit)})` : ''}, ${n.run.calls} call(s), ${n.run.durationMs} ms</span>` : '';
     const refused = n.refused.map((r) => `<li class="call refused"><span class="late">refused late call ${esc(r.toolName)}</span>: ${esc(r.reason)}</li>`).join('');
+    // Children, suspensions and resumptions in the order they happened (refusals after).
+    const kids = [...n.children.map((c) => ({ index: c.startIndex, html: treeHtml([c]).replace(/^<ul class="tree">|<\/ul>$/g, '') })), ...n.marks.map((m) => ({ index: m.index, html: `<li class="mark ${m.kind}${m.source?.link?.status === 'broken' ? ' broken' : ''}">${esc(markSummary(m))}</li>` }))]
+      .sort((a, b) => a.index - b.index)
+      .map((k) => k.html)
+      .join('');
     return (
       `<li class="call ${n.outcome}" data-call-id="${esc(n.callId)}"><span class="tool">${esc(n.toolName)}</span> <span class="cid">${esc(n.callId)}</span>` +
       (n.mode ? ` <span class="mode ${n.mode === 'exclusive' ? 'exclusive' : ''}">${esc(n.mode)}</span>` : '') +
       (n.late ? ' <span class="late">late/revoked</span>' : '') +
+      (n.ambiguous ? ' <span class="late" title="another call with this id was in flight at the same time: decisions and outcome matched by order">id reused</span>' : '') +
       (n.via ? ` <span class="via">via ${esc(n.via)}</span>` : '') +
       ` <code class="args">${esc(args)}</code><br><span class="decision">${esc(decisionSummary(n))}</span> ⇒ <span class="outcome ${n.outcome}">${esc(outcome)}</span>${run}` +
-      (n.children.length || refused ? `<ul class="tree">${treeHtml(n.children).replace(/^<ul class="tree">|<\/ul>$/g, '')}${refused}</ul>` : '') +
+      (kids || refused ? `<ul class="tree">${kids}${refused}</ul>` : '') +
       `</li>`
     );
   });
@@ -130,12 +145,22 @@ function treeHtml(nodes: readonly CallNode[], root = false): string {
 
 /** Renders the whole page. */
 export function renderHtml(tree: CallTree, options: RenderHtmlOptions): string {
-  const v = options.verification;
-  const verdict = !v
-    ? `<p class="verdict plain">Plain session log: no hash chain, so it cannot be verified.</p>`
-    : v.ok
-      ? `<p class="verdict ok">Hash chain intact: ${v.lines} lines, head ${esc(v.headHash.slice(0, 16))}…</p>`
-      : `<div class="verdict bad"><strong>Hash chain BROKEN</strong><ul>${v.problems.map((p) => `<li>line ${p.line} (${esc(p.kind)}): ${esc(p.message)}</li>`).join('')}</ul></div>`;
+  const verdictOf = (v: TraceVerification | undefined, name?: string) => {
+    const of = name !== undefined ? ` (${esc(name)})` : '';
+    return !v
+      ? `<p class="verdict plain">Plain session log${of}: no hash chain, so it cannot be verified.</p>`
+      : v.ok
+        ? `<p class="verdict ok">${v.hash === 'hmac-sha256' ? 'Keyed hash chain' : 'Hash chain'} intact${of}: ${v.lines} lines, head ${esc(v.headHash.slice(0, 16))}…</p>`
+        : `<div class="verdict bad"><strong>Hash chain BROKEN</strong>${of}<ul>${v.problems.map((p) => `<li>line ${p.line} (${esc(p.kind)}): ${esc(p.message)}</li>`).join('')}</ul></div>`;
+  };
+  const files = options.files;
+  const setNotes = [
+    ...(options.links ?? []).map((l) => `<li class="link ${l.status}">${esc(l.from)}: ${l.status === 'broken' ? '<strong>link BROKEN</strong>: ' : l.status === 'unverified' ? 'unverified link: ' : ''}${esc(l.message)}</li>`),
+    ...(options.problems ?? []).map((p) => `<li class="link broken"><strong>${esc(p)}</strong></li>`),
+  ];
+  const verdict =
+    (files && files.length !== 1 ? files.map((f) => verdictOf(f.verification, f.name)).join('<br>') : verdictOf(files ? files[0]!.verification : options.verification)) +
+    (setNotes.length ? `<ul class="links">${setNotes.join('')}</ul>` : '');
   const all = [...walkCalls(tree.roots)];
   const denied = all.filter((n) => n.outcome === 'denied').length;
   const late = all.filter((n) => n.late).length + all.reduce((s, n) => n.refused.reduce((t, r) => t + r.count, s), 0);

@@ -1,12 +1,13 @@
 /**
  * `replaySession(jsonl)`: the session view rebuilt from a log alone. It reads both formats the
- * project writes, told apart by the first line:
+ * project writes, told apart by their lines:
  *
  * - `ptc-events/1`: the plain session log (`jsonlFileSink`, `memoryJsonlSink`): one event per
- *   line, `{ seq, time, type, ... }`, no header. A log without a recognizable header is read as
- *   this format.
+ *   line, `{ seq, time, type, ... }`, no header. A log with no header and no chain line is read
+ *   as this format.
  * - `ptc-trace/1`: the hash-chained trace (`createTraceWriter`): a `trace/header` line, events
  *   carrying `prevHash` (and `hostSeq` when the host's numbering differs), a `trace/end` line.
+ *   A log is read as a trace when any line is a header or carries `prevHash`.
  *   The chain is checked with `verifyTrace` and its verdict returned beside the view; replay
  *   shows what the lines say either way.
  *
@@ -16,7 +17,9 @@
  */
 import { errorText } from '../errors.js';
 import { readJsonl } from '../jsonl.js';
-import { TRACE_FORMAT, verifyTrace, type TraceProblem } from '../trace-chain.js';
+import { TRACE_FORMAT } from '../trace-chain.js';
+import type { TraceKey } from '../trace-hash.js';
+import { verifyTrace, type TraceProblem } from '../trace-verify.js';
 import { readEvent } from './read-event.js';
 import { SessionViewBuilder } from './session-view.js';
 import type { PresenterSource, SessionView } from './view-types.js';
@@ -46,6 +49,8 @@ export interface ReplayedSession extends SessionView {
 export interface ReplayOptions {
   /** Tools whose presenters make the cards (a list, or a host). Without them every card is generic. */
   readonly tools?: PresenterSource;
+  /** The key of a keyed trace, to check its chain (without it, `chain` says the key is needed). */
+  readonly key?: TraceKey;
 }
 
 const EMPTY_VIEW: SessionView = { calls: [], jobs: [], unmatchedDispatches: [] };
@@ -71,13 +76,17 @@ export function replaySession(jsonl: string | Uint8Array, options: ReplayOptions
 
   let format: LogFormat = EVENT_LOG_FORMAT;
   let chain: ReplayedSession['chain'];
-  const first = events[0];
-  const isTrace = first !== undefined && Object.prototype.hasOwnProperty.call(first, 'type') && first.type === 'trace/header';
+  // Any line with a chain field makes the log a trace, so a line put before its header cannot
+  // make it read as a plain log (whose chain nobody checks).
+  const headerAt = events.findIndex((e) => Object.hasOwn(e, 'type') && e.type === 'trace/header');
+  const isTrace = headerAt !== -1 || events.some((e) => Object.hasOwn(e, 'prevHash'));
   if (isTrace) {
     format = TRACE_FORMAT;
-    if (first.format !== TRACE_FORMAT) problems.push({ line: lineOf[0] ?? 1, problem: `unknown trace format ${JSON.stringify(first.format)}; reading the events it recognizes` });
+    const header = events[headerAt];
+    if (header && header.format !== TRACE_FORMAT) problems.push({ line: lineOf[headerAt] ?? 1, problem: `unknown trace format ${JSON.stringify(header.format)}; reading the events it recognizes` });
     try {
-      const verdict = verifyTrace(text);
+      // The bytes when given: a changed byte that decodes to the same text still breaks the chain.
+      const verdict = verifyTrace(jsonl, options.key !== undefined ? { key: options.key } : {});
       chain = { ok: verdict.ok, headHash: verdict.headHash, problems: verdict.problems };
     } catch (err) {
       chain = { ok: false, headHash: '', problems: [{ line: 0, kind: 'malformed', message: `could not verify: ${errorText(err)}` }] };

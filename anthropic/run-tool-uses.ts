@@ -11,14 +11,17 @@
  *
  * A call from Claude's program in the code execution tool (a `tool_use` with a non-direct
  * `caller`) runs in the same batch with its own origin (`runTurn`'s `perCall`), recorded as the
- * provider program's, and its result is text only. Send the reply with the message's
+ * provider program's, and its result is text only, but only when its caller names a code
+ * execution block of the same message and the tool's `allowed_callers` (in `tools`) list the
+ * caller (program-callers.ts); otherwise it is refused, unrun. Send the reply with the message's
  * `container` id (`container: message.container?.id`), so the waiting program gets it.
  */
 import type { BetaMessage, BetaMessageParam } from '@anthropic-ai/sdk/resources/beta/messages';
 import type { Message, MessageParam, ToolResultBlockParam } from '@anthropic-ai/sdk/resources/messages';
 import type { AgentRef, ToolHost, TurnCallOptions } from '../tools/index.js';
 import { toolResultBlock } from './results.js';
-import { readToolUses } from './tool-uses.js';
+import { allowedCallersOf, programCallRefusal } from './program-callers.js';
+import { readMessageToolUses } from './tool-uses.js';
 
 /** A message whose `tool_use` blocks to run: a reply, or one read back from history. */
 export type ToolUseMessage = Pick<Message, 'content'> | Pick<BetaMessage, 'content'> | Pick<MessageParam, 'content'> | Pick<BetaMessageParam, 'content'>;
@@ -29,6 +32,12 @@ export interface RunToolUsesOptions {
   readonly agent?: AgentRef;
   /** Aborts the calls: running ones see it as their signal, the ones not started are refused. */
   readonly signal?: AbortSignal;
+  /**
+   * The `tools` of the request this message answers (`toAnthropicTools(host, { providerCodeExecution })`
+   * and the code execution tool). A program's call runs only on a tool whose `allowed_callers`
+   * there lists its caller; left out, no program's call runs (the API's default: direct only).
+   */
+  readonly tools?: readonly unknown[];
 }
 
 /**
@@ -39,8 +48,9 @@ export interface RunToolUsesOptions {
  * call. Throws a `TypeError` only when `message` has no `content` string or array.
  */
 export async function runToolUses(host: ToolHost, message: ToolUseMessage, options: RunToolUsesOptions = {}): Promise<ToolResultBlockParam[]> {
-  const uses = readToolUses(message);
+  const { uses, codeExecutionIds } = readMessageToolUses(message);
   if (uses.length === 0) return [];
+  const allowed = allowedCallersOf(options.tools);
   // A call's origin is keyed by its id; only the first block with an id runs (runTurn refuses
   // the others), so only its origin may be attached to that id.
   const perCall = new Map<string, TurnCallOptions>();
@@ -48,7 +58,13 @@ export async function runToolUses(host: ToolHost, message: ToolUseMessage, optio
   for (const use of uses) {
     if (ids.has(use.toolUseId)) continue;
     ids.add(use.toolUseId);
-    if (use.origin) perCall.set(use.toolUseId, { origin: use.origin });
+    if (!use.origin) continue;
+    // (An unreadable caller has callerType unset and an origin the pipeline refuses as malformed.)
+    const refusal =
+      use.callerType === undefined
+        ? undefined
+        : programCallRefusal({ toolName: use.call.name, callerType: use.callerType, toolId: use.origin.callerId, codeExecutionIds, allowed: allowed.get(use.call.name) });
+    perCall.set(use.toolUseId, { origin: use.origin, ...(refusal !== undefined ? { refusal } : {}) });
   }
   const { agent, signal } = options;
   const results = await host.runTurn(

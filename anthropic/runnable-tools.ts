@@ -11,7 +11,10 @@
  *   which is also what a runner from another copy of the SDK sends). Nothing reaches the app as
  *   an exception.
  * - A call from Claude's program in the code execution tool (`context.toolUse.caller`) runs with
- *   the provider-program origin and gets text only, as in `runToolUses`.
+ *   the provider-program origin and gets text only, as in `runToolUses`, when this tool's
+ *   `allowed_callers` list the caller's type; otherwise it is refused, unrun. (The runner gives
+ *   `run` the block alone, so that the caller's code execution block is in the same message can
+ *   only be checked by `runToolUses`.)
  * - Scheduling: the runner starts every call of a reply at once (and, with `runToolsEagerly`,
  *   while the reply still streams), in the model's order. The calls go through a
  *   `StepScheduler`, so the rules of a turn still hold: parallel-safe calls side by side (up to
@@ -25,6 +28,7 @@ import type { BetaRunnableTool, BetaToolRunContext } from '@anthropic-ai/sdk/lib
 import { ToolError, type BetaToolResultContentBlockParam } from '@anthropic-ai/sdk/resources/beta/messages';
 import { StepScheduler, type AgentRef, type CallOptions, type ToolHost, type ToolResult } from '../tools/index.js';
 import { resultBlocks, resultText } from './results.js';
+import { programCallRefusal } from './program-callers.js';
 import { originOf } from './tool-uses.js';
 import { toAnthropicTools, type AnthropicToolsOptions } from './tools.js';
 
@@ -46,6 +50,7 @@ export function toAnthropicRunnableTools(host: ToolHost, options: AnthropicRunna
   const steps = new StepScheduler(host);
   return toAnthropicTools(host, options).map((definition): AnthropicRunnableTool => {
     const name = definition.name;
+    const allowed: ReadonlySet<string> = new Set(definition.allowed_callers ?? []);
     return {
       type: 'custom',
       ...definition,
@@ -55,6 +60,14 @@ export function toAnthropicRunnableTools(host: ToolHost, options: AnthropicRunna
         const origin = originOf(caller);
         const call = { id: id as string, name, args: input }; // the pipeline refuses a missing id
         const callOptions: CallOptions = { ...(agent ? { agent } : {}), ...(signal ? { signal } : {}), ...(origin ? { origin } : {}) };
+        // The runner hands over the block alone, not its message: the caller's type is checked
+        // against this tool's allowed_callers; that its program is in the message, cannot be.
+        const callerType = origin && origin.callerId !== '' ? readCallerType(caller) : undefined;
+        const refusal = callerType === undefined ? undefined : programCallRefusal({ toolName: name, callerType, toolId: origin!.callerId, codeExecutionIds: undefined, allowed });
+        if (refusal !== undefined) {
+          const [refused] = await host.runTurn([call], { ...(agent ? { agent } : {}), ...(signal ? { signal } : {}), perCall: new Map([[call.id, { origin: origin!, refusal }]]) });
+          throw new ToolError(resultText(refused!));
+        }
         // The runner hands its calls no step object; its signal is one per runner (when given).
         const result: ToolResult = await steps.call(signal, call, callOptions);
         const blocks = origin ? undefined : resultBlocks(result);
@@ -65,6 +78,15 @@ export function toAnthropicRunnableTools(host: ToolHost, options: AnthropicRunna
       },
     };
   });
+}
+
+function readCallerType(caller: unknown): string | undefined {
+  try {
+    const type = (caller as { type?: unknown }).type;
+    return typeof type === 'string' ? type : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The block id, caller and signal of a run, read once; the runner's context is untrusted too. */

@@ -15,9 +15,11 @@
  *   a program in Anthropic's sandbox: with a usable `tool_id` it gets the origin
  *   `{ kind: 'provider-program', provider: 'anthropic', callerId: tool_id }`; without one it gets
  *   an origin the pipeline refuses (never the model's: a policy that trusts Claude's direct
- *   calls more than a program's must not be handed a program's call as a direct one).
+ *   calls more than a program's must not be handed a program's call as a direct one). Whether
+ *   that program's call may run at all is program-callers.ts's to judge.
  */
 import type { ProviderProgramOrigin, ToolCall } from '../tools/index.js';
+import { codeExecutionIdOf } from './program-callers.js';
 
 /** One `tool_use` block, read. */
 export interface ToolUse {
@@ -27,6 +29,14 @@ export interface ToolUse {
   readonly toolUseId: string;
   /** Set when a program in Anthropic's code execution tool made the call. */
   readonly origin?: ProviderProgramOrigin;
+  /** The caller's `type` (`code_execution_20260120`, ...), when `origin` names a program. */
+  readonly callerType?: string;
+}
+
+/** The `tool_use` blocks of a message, and the ids of its code execution blocks. */
+export interface MessageToolUses {
+  readonly uses: ToolUse[];
+  readonly codeExecutionIds: ReadonlySet<string>;
 }
 
 /**
@@ -36,10 +46,16 @@ export interface ToolUse {
  * and no block to name.
  */
 export function readToolUses(message: unknown): ToolUse[] {
+  return readMessageToolUses(message).uses;
+}
+
+/** {@link readToolUses}, with the ids of the message's code execution blocks (program-callers.ts). */
+export function readMessageToolUses(message: unknown): MessageToolUses {
   if (typeof message !== 'object' || message === null) throw new TypeError(`runToolUses(host, message): message must be a Message, got ${message === null ? 'null' : typeof message}`);
   const { value: content, failed } = read(message, 'content');
   if (failed) throw new TypeError('runToolUses(host, message): message.content could not be read');
-  if (typeof content === 'string') return [];
+  const codeExecutionIds = new Set<string>();
+  if (typeof content === 'string') return { uses: [], codeExecutionIds };
   if (!Array.isArray(content)) throw new TypeError(`runToolUses(host, message): message.content must be an array of content blocks, got ${content === null ? 'null' : typeof content}`);
   const uses: ToolUse[] = [];
   const length = read(content, 'length').value as number;
@@ -48,8 +64,10 @@ export function readToolUses(message: unknown): ToolUse[] {
     // An element that cannot even be read has no id to answer: it is nothing we can run.
     const use = block.failed ? undefined : readToolUse(block.value);
     if (use) uses.push(use);
+    const codeExecutionId = block.failed ? undefined : codeExecutionIdOf(block.value);
+    if (codeExecutionId !== undefined) codeExecutionIds.add(codeExecutionId);
   }
-  return uses;
+  return { uses, codeExecutionIds };
 }
 
 /** One block as a call, or undefined when it is not ours to answer. */
@@ -71,7 +89,8 @@ export function readToolUse(block: unknown): ToolUse | undefined {
   });
   // A field that could not be read: refuse through the origin (recorded), never guess it.
   const origin = caller.failed || toolset.failed ? UNREADABLE : originOf(caller.value);
-  return Object.freeze({ call, toolUseId, ...(origin ? { origin } : {}) });
+  const callerType = origin && origin.callerId !== '' ? (read(caller.value as object, 'type').value as string) : undefined;
+  return Object.freeze({ call, toolUseId, ...(origin ? { origin } : {}), ...(callerType !== undefined ? { callerType } : {}) });
 }
 
 /**

@@ -11,25 +11,32 @@
  *   of the machine's addresses and its host name; or one of `allowedHosts`), and an `Origin`
  *   header that is not one of those origins (or `allowedOrigins`), are 403, before the body is read;
  * - a request body over {@link MAX_STDIO_MESSAGE_BYTES} is 413 (the stdio transport's cap), a
- *   body that is not JSON 400.
+ *   body that is not JSON 400;
+ * - before any of that, bounds that hold against a client without the token: sockets in all and
+ *   per remote address (connection-guard.ts), the time to send the headers, the whole request
+ *   and to stay idle between requests (http-bounds.ts).
  *
  * Stateless by default: a fresh server and transport per request (`sessionIdGenerator:
  * undefined`), nothing kept between requests, so N replicas behind any load balancer serve the
  * same clients with no session affinity. That is the way past one machine (DESIGN.md, "Past one
  * machine"). Approval through elicitation cannot work statelessly: the server asks the client
  * mid-call and the client's answer arrives as another request, which must reach the server that
- * asked. `stateful: true` keeps sessions (`Mcp-Session-Id`, capped in number, ended when idle);
+ * asked. `stateful: true` keeps sessions (`Mcp-Session-Id`, capped in all and per client, the
+ * least recently used idle one giving way to a new one, ended when idle: http-sessions.ts);
  * `approval` turns it on (and `stateful: false` beside it is refused: http-options.ts). Stateful
  * replicas need sticky sessions.
  */
 import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { hostname as osHostname, networkInterfaces } from 'node:os';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { ConnectionGuard } from './connection-guard.js';
 import { McpConfigError } from './errors.js';
+import { resolveHttpBounds } from './http-bounds.js';
 import { resolveListenOptions } from './http-options.js';
+import { SessionTable } from './http-sessions.js';
 import { errorText } from '../tools/index.js';
 import { createMcpServer, MAX_STDIO_MESSAGE_BYTES, type McpServeOptions } from './serve.js';
 
@@ -55,10 +62,33 @@ export interface McpHttpServeOptions extends McpServeOptions {
    * through elicitation needs them (`false` with `approval` is an InvalidOptionError saying so).
    */
   readonly stateful?: boolean;
-  /** Most sessions at once when stateful (default 100); a new one past it is 503. */
+  /**
+   * Most sessions at once when stateful (default 100). A new one past it takes the place of the
+   * least recently used idle session (no POST being answered); 503 only when all are busy.
+   */
   readonly maxSessions?: number;
+  /**
+   * Most sessions of one client (one remote address) when stateful (default 20, at most
+   * `maxSessions`). A new one past it takes the place of that client's least recently used idle
+   * session; 503 only when all of them are busy.
+   */
+  readonly maxSessionsPerClient?: number;
   /** A stateful session unused this long is closed (default 10 minutes). */
   readonly sessionIdleMs?: number;
+  /**
+   * Most open sockets (default 512, or half the process's open-file limit when that is lower).
+   * Past it the oldest socket that has not yet carried an accepted request is closed, else the
+   * one idle longest; a socket with a request in flight never is (the newcomer is, if all are).
+   */
+  readonly maxConnections?: number;
+  /** Most open sockets from one remote address (default 64, at most `maxConnections`); past it, as above among that address's sockets. */
+  readonly maxConnectionsPerAddress?: number;
+  /** Time from a socket's accept (or its last request's end) to its complete request headers, ms (default 10 s); then 408 and closed. */
+  readonly headersTimeoutMs?: number;
+  /** Time from a request's start to its last body byte, ms (default 30 s, at least `headersTimeoutMs`); then 408 and closed. The answer is not bounded by it. */
+  readonly requestTimeoutMs?: number;
+  /** A keep-alive socket with no request in flight is closed after this long, ms (default 5 s). */
+  readonly keepAliveTimeoutMs?: number;
   /** Transport errors (a request that could not be handled); default: dropped. Text from clients is in them. */
   readonly onError?: (error: Error) => void;
 }
@@ -121,13 +151,15 @@ async function readBody(req: IncomingMessage, res: ServerResponse, max: number):
  */
 export async function serveMcpHttp(options: McpHttpServeOptions): Promise<McpHttpServer> {
   const { hostname, port: requestedPort, path, stateful, maxSessions, sessionIdleMs: idleMs } = resolveListenOptions(options);
+  const bounds = resolveHttpBounds(options as unknown as Record<string, unknown>, maxSessions);
   if (!isLoopback(hostname) && !options.authToken) {
     throw new McpConfigError('serveMcpHttp', `listening on ${hostname} (not loopback) needs an authToken: anyone who can reach the port could run programs against this host`);
   }
   if (options.authToken !== undefined && (typeof options.authToken !== 'string' || options.authToken.length < 16)) throw new McpConfigError('serveMcpHttp', 'authToken must be a string of at least 16 characters');
   const token = options.authToken === undefined ? undefined : digest(options.authToken);
   const report = options.onError ?? (() => {});
-  const sessions = new Map<string, { transport: StreamableHTTPServerTransport; lastUsed: number }>();
+  const sessions = new SessionTable({ maxSessions, maxSessionsPerClient: bounds.maxSessionsPerClient });
+  const guard = new ConnectionGuard(bounds);
   let allowedHosts = new Set<string>();
   let allowedOrigins = new Set<string>();
 
@@ -153,24 +185,36 @@ export async function serveMcpHttp(options: McpHttpServeOptions): Promise<McpHtt
   const statefulRequest = async (req: IncomingMessage, res: ServerResponse, body: unknown) => {
     const id = req.headers['mcp-session-id'];
     if (typeof id === 'string') {
-      const session = sessions.get(id);
+      const session = sessions.use(id);
       if (!session) return rpcError(res, 404, 'Session not found');
-      session.lastUsed = Date.now();
+      if (req.method === 'POST') {
+        // A GET stream alone is not work: a session holding only that stays evictable.
+        sessions.work(session, true);
+        res.once('close', () => sessions.work(session, false));
+      }
       return session.transport.handleRequest(req, res, body);
     }
     if (req.method !== 'POST' || !isInitializeRequest(body)) return rpcError(res, 400, 'Bad Request: no session; start one with initialize');
-    if (sessions.size >= maxSessions) return rpcError(res, 503, `too many sessions (${maxSessions}); try again later`);
-    const mcp = createMcpServer(options);
+    const sid = randomUUID();
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
-      sessionIdGenerator: () => randomUUID(),
-      onsessioninitialized: (sid) => void sessions.set(sid, { transport, lastUsed: Date.now() }),
-      onsessionclosed: (sid) => void sessions.delete(sid),
+      sessionIdGenerator: () => sid,
+      onsessionclosed: (closedId) => void sessions.delete(closedId),
     });
+    const refused = sessions.reserve(sid, req.socket.remoteAddress ?? '(unknown)', transport);
+    if (refused !== undefined) return rpcError(res, 503, refused);
+    const mcp = createMcpServer(options);
     transport.onerror = report;
     transport.onclose = () => {
-      if (transport.sessionId) sessions.delete(transport.sessionId);
+      sessions.delete(sid);
       void mcp.close().catch(() => {});
     };
+    res.once('close', () => {
+      const entry = sessions.use(sid);
+      if (!entry) return;
+      // An initialize that did not start the session gives its slot back.
+      if (transport.sessionId === undefined) return void transport.close().catch(() => {});
+      sessions.work(entry, false);
+    });
     await mcp.connect(transport);
     await transport.handleRequest(req, res, body);
   };
@@ -183,20 +227,30 @@ export async function serveMcpHttp(options: McpHttpServeOptions): Promise<McpHtt
     if (origin !== undefined && !allowedOrigins.has(origin.toLowerCase())) return rpcError(res, 403, 'Forbidden: the Origin header is not allowed');
     if (url.pathname !== path) return rpcError(res, 404, `Not found: the MCP endpoint is ${path}`);
     if (!authorized(req)) return rpcError(res, 401, 'Unauthorized: a valid bearer token is required', { 'www-authenticate': 'Bearer' });
+    guard.trust(req.socket);
     if (!stateful && req.method !== 'POST') return rpcError(res, 405, 'Method not allowed: this server is stateless (POST only)', { allow: 'POST' });
     const body = req.method === 'POST' ? await readBody(req, res, MAX_STDIO_MESSAGE_BYTES) : undefined;
     if (req.method === 'POST' && body === undefined) return;
     await (stateful ? statefulRequest(req, res, body) : statelessRequest(req, res, body));
   };
 
-  const server = createServer((req, res) => {
-    handle(req, res).catch((err: unknown) => {
-      report(err instanceof Error ? err : new Error(errorText(err)));
-      rpcError(res, 500, 'Internal error');
-    });
-  });
-  server.headersTimeout = 30_000;
-  server.requestTimeout = 0; // SSE answers of long runs stay open; each run has its own limits
+  // Node enforces the headers and request times by a sweep every `connectionsCheckingInterval`
+  // (30 s unless told): at most a quarter of headersTimeoutMs here, so a bound holds promptly.
+  // requestTimeout ends when the request's body has arrived: long SSE answers are not cut.
+  const server = createServer(
+    { headersTimeout: bounds.headersTimeoutMs, requestTimeout: bounds.requestTimeoutMs, keepAliveTimeout: bounds.keepAliveTimeoutMs, connectionsCheckingInterval: bounds.checkIntervalMs },
+    (req, res) => {
+      const socket = req.socket;
+      guard.requestStarted(socket);
+      res.once('close', () => guard.requestEnded(socket));
+      handle(req, res).catch((err: unknown) => {
+        report(err instanceof Error ? err : new Error(errorText(err)));
+        rpcError(res, 500, 'Internal error');
+      });
+    },
+  );
+  server.keepAliveTimeout = bounds.keepAliveTimeoutMs;
+  server.on('connection', (socket: Socket) => guard.admit(socket));
   await new Promise<void>((resolve, reject) => {
     server.once('error', (err) => reject(new McpConfigError('serveMcpHttp', `cannot listen on ${hostname}:${requestedPort} (${(err as NodeJS.ErrnoException).code ?? err.message})`)));
     server.listen(requestedPort, hostname, () => resolve());
@@ -215,8 +269,7 @@ export async function serveMcpHttp(options: McpHttpServeOptions): Promise<McpHtt
   allowedOrigins = new Set([...names.flatMap((n) => [`http://${n}`.replace(/:80$/, ''), `https://${n}`.replace(/:443$/, '')]), ...(options.allowedOrigins ?? [])].map((o) => o.toLowerCase()));
   const sweep = stateful
     ? setInterval(() => {
-        const now = Date.now();
-        for (const [, s] of sessions) if (now - s.lastUsed > idleMs) void s.transport.close().catch(() => {});
+        for (const s of sessions.idleLongerThan(idleMs)) void s.transport.close().catch(() => {});
       }, Math.min(idleMs, 60_000)).unref()
     : undefined;
   let closed: Promise<void> | undefined;
@@ -225,7 +278,8 @@ export async function serveMcpHttp(options: McpHttpServeOptions): Promise<McpHtt
     close() {
       closed ??= (async () => {
         if (sweep) clearInterval(sweep);
-        await Promise.all([...sessions.values()].map((s) => s.transport.close().catch(() => {})));
+        guard.stop();
+        await Promise.all(sessions.all().map((s) => s.transport.close().catch(() => {})));
         await new Promise<void>((resolve) => {
           server.close(() => resolve());
           server.closeAllConnections();

@@ -15,6 +15,11 @@
  * - The caller is provider data: any caller that is not `direct` is taken for a program, and the
  *   host validates its id (a missing or malformed one is refused as `invalid-call`, never run as
  *   the model's own call).
+ * - The SDK checks `allowedCallers` only for `type: 'program'`, and takes any other type for a
+ *   direct call. So a program's call is honoured only with `type: 'program'` on a tool that
+ *   allows programs; any other type, or a program on a tool that does not allow it, is refused
+ *   (recorded, unrun). The SDK gives a tool the call item alone, so whether the `program` item it
+ *   names is in the same response cannot be checked here (Anthropic's `runToolUses` can).
  */
 import type { ToolAllowedCallers } from '@openai/agents-core';
 import type { ProviderProgramOrigin } from '../tools/index.js';
@@ -38,4 +43,20 @@ export function originOfCaller(caller: unknown): ProviderProgramOrigin | undefin
   if (type === 'direct') return undefined;
   // Unvalidated on purpose: host.call reads origins itself and refuses a malformed one.
   return { kind: 'provider-program', provider: 'openai', callerId } as ProviderProgramOrigin;
+}
+
+/** Why a call with this caller must not run on a tool that does (or does not) allow programs; undefined when it may. */
+export function callerRefusal(toolName: string, caller: unknown, programsAllowed: boolean): string | undefined {
+  let type: unknown;
+  try {
+    if (caller === undefined || caller === null) return undefined;
+    type = (caller as { type?: unknown }).type;
+  } catch {
+    return undefined; // an unreadable caller already gets an origin the host refuses
+  }
+  if (type === 'direct') return undefined;
+  const name = JSON.stringify(toolName.slice(0, 200));
+  if (type !== 'program') return `The call to ${name} names a caller of type ${JSON.stringify(String(type).slice(0, 100))}: only 'direct' and 'program' are callers. It was not run.`;
+  if (!programsAllowed) return `The call to ${name} comes from a hosted program, which the tool does not allow (programmaticCallers is off). It was not run.`;
+  return undefined;
 }

@@ -28,7 +28,7 @@ import { randomUUID } from 'node:crypto';
 import { tool, type FunctionTool, type FunctionToolCustomDataContext, type RunContext } from '@openai/agents-core';
 import { InvalidOptionError, PtcError, selectToolSchemas, StepScheduler, type AgentRef, type ToolHost, type ToolSchema, type ToolSelection } from '../tools/index.js';
 import { approvalEvidence, needsApprovalFor } from './approval.js';
-import { originOfCaller, PROGRAMMATIC_CALLERS } from './callers.js';
+import { callerRefusal, originOfCaller, PROGRAMMATIC_CALLERS } from './callers.js';
 import { callDataOf, CUSTOM_DATA_KEY, modelOutputOf, ResultStore, type AgentsToolOutput } from './results.js';
 
 /** Options of {@link toAgentsTools}. */
@@ -121,6 +121,12 @@ function agentsTool(shared: Shared, schema: ToolSchema): { tool: FunctionTool; h
       const approved = approval === 'framework' ? approvalEvidence(runContext, sdkName, callId, shared.neverCalledId) : undefined;
       const signal = details?.signal;
       const call = { id: callId as string, name: hostName, args: input };
+      const refusal = callerRefusal(hostName, toolCall?.caller, shared.programmaticCallers);
+      if (refusal !== undefined && origin && typeof callId === 'string') {
+        const [refused] = await host.runTurn([call], { ...(agent ? { agent } : {}), ...(signal ? { signal } : {}), perCall: new Map([[callId, { origin, refusal }]]) });
+        results.set(runContext, callId, refused!);
+        return modelOutputOf(refused!);
+      }
       const result = await shared.scheduler.call(runContext, call, { ...(agent ? { agent } : {}), ...(signal ? { signal } : {}), ...(origin ? { origin } : {}), ...(approved ? { approved } : {}) });
       results.set(runContext, callId, result);
       return modelOutputOf(result);

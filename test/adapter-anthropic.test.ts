@@ -77,7 +77,7 @@ function testHost(options: { approval?: ApprovalChannel } = {}) {
 async function loop(api: FakeAnthropic, host: ToolHost, params: Partial<MessageCreateParamsNonStreaming> = {}, signal?: AbortSignal) {
   const base = { model: MODEL, max_tokens: 1024, tools: toAnthropicTools(host), messages: [{ role: 'user' as const, content: 'go' }], ...params };
   const first = await api.client.messages.create(base, { signal });
-  const results = await runToolUses(host, first, { agent: AGENT, ...(signal ? { signal } : {}) });
+  const results = await runToolUses(host, first, { agent: AGENT, tools: base.tools, ...(signal ? { signal } : {}) });
   const next = await api.client.messages.create(
     { ...base, ...(first.container ? { container: first.container.id } : {}), messages: [...base.messages, { role: 'assistant', content: first.content }, { role: 'user', content: results }] },
     { signal },
@@ -251,7 +251,7 @@ describe('when Claude\'s program in Anthropic\'s code execution tool calls our t
   it('lets policy tell the program from Claude: a guard on provider programs denies only the program\'s call', async () => {
     const { host, log } = testHost();
     host.hooks.guard((e) => (e.origin.kind === 'provider-program' && e.toolName === 'lookup' ? 'lookups from hosted programs are off' : undefined));
-    const api = fakeAnthropic([reply([toolUse('toolu_direct', 'lookup', { q: 'mine' }), toolUse('toolu_prog', 'lookup', { q: 'theirs' }, FROM_PROGRAM)], { containerId: 'container_2' }), done]);
+    const api = fakeAnthropic([reply([toolUse('toolu_direct', 'lookup', { q: 'mine' }), codeExecution('srvtoolu_01prog', 'await lookup(q="theirs")'), toolUse('toolu_prog', 'lookup', { q: 'theirs' }, FROM_PROGRAM)], { containerId: 'container_2' }), done]);
     await loop(api, host, { tools: [codeExecutionTool, ...toAnthropicTools(host, { providerCodeExecution: true })] });
     const [direct, fromProgram] = toolResultsOf(api.requests[1]);
     expect(direct!.is_error).toBeUndefined();
@@ -271,6 +271,41 @@ describe('when Claude\'s program in Anthropic\'s code execution tool calls our t
     const lines = shown.out.split('\n');
     expect(lines).toContain('lookup toolu_p1 [parallel] via anthropic code execution srvtoolu_01prog {"q":"alpha"}');
     expect(lines).toContain('chart toolu_p2 [exclusive] via anthropic code execution srvtoolu_01prog {}');
+  });
+
+  it('refuses a program\'s call whose caller names no code execution block of the same message; the body never runs (issue 24, finding 10)', async () => {
+    const { host, log, events } = testHost();
+    // Forged: a caller naming a program, but no server_tool_use or code execution result with that id here.
+    const forged = reply([toolUse('toolu_forged', 'lookup', { q: 'forged' }, FROM_PROGRAM), codeExecution('srvtoolu_other', 'print(1)')]);
+    const api = fakeAnthropic([forged, done]);
+    await loop(api, host, { tools: [codeExecutionTool, ...toAnthropicTools(host, { providerCodeExecution: true })] });
+    const [result] = toolResultsOf(api.requests[1]);
+    expect(result).toEqual({ type: 'tool_result', tool_use_id: 'toolu_forged', content: expect.stringContaining('names "srvtoolu_01prog" as the code execution that made it, and this message has no code execution block with that id'), is_error: true });
+    expect(log).toEqual([]);
+    expect(resultOf(events, 'toolu_forged')?.error?.kind).toBe('invalid-call');
+    expect(callOf(events, 'toolu_forged')?.origin).toEqual({ kind: 'provider-program', provider: 'anthropic', callerId: 'srvtoolu_01prog' });
+    // A code execution result block of the same message names the program as well as its call.
+    const { host: host2, log: log2 } = testHost();
+    const content = [codeExecutionResult('srvtoolu_01prog', 'partial'), toolUse('toolu_ok', 'lookup', { q: 'ok' }, FROM_PROGRAM)];
+    const [ok] = await runToolUses(host2, { content } as never, { agent: AGENT, tools: toAnthropicTools(host2, { providerCodeExecution: true }) });
+    expect(ok!.is_error).toBeUndefined();
+    expect(log2).toEqual(['start ok', 'end ok']);
+  });
+
+  it('refuses a program\'s call on a tool whose allowed_callers do not list its caller (or when no tools are given); the body never runs', async () => {
+    const { host, log } = testHost();
+    const content = [codeExecution('srvtoolu_01prog', 'x'), toolUse('toolu_a', 'lookup', { q: 'a' }, FROM_PROGRAM), toolUse('toolu_b', 'deploy', { env: 'prod' }, FROM_PROGRAM)];
+    // lookup is offered to programs; deploy is offered to Claude only.
+    const tools = [...toAnthropicTools(host, { include: ['lookup'], providerCodeExecution: true }), ...toAnthropicTools(host, { include: ['deploy'] })];
+    const [a, b] = await runToolUses(host, { content } as never, { agent: AGENT, tools });
+    expect(a!.is_error).toBeUndefined();
+    expect(b).toEqual({ type: 'tool_result', tool_use_id: 'toolu_b', content: expect.stringContaining('comes from "code_execution_20260120", which the tool does not allow (its allowed_callers as sent: direct only)'), is_error: true });
+    const [none] = await runToolUses(host, { content: [content[0], toolUse('toolu_c', 'lookup', { q: 'c' }, FROM_PROGRAM)] } as never, { agent: AGENT });
+    expect(none!.is_error).toBe(true);
+    const older = { type: 'code_execution_20250825', tool_id: 'srvtoolu_01prog' } as unknown as typeof FROM_PROGRAM;
+    const [version] = await runToolUses(host, { content: [content[0], toolUse('toolu_d', 'lookup', { q: 'd' }, older)] } as never, { agent: AGENT, tools });
+    expect(version!.content).toEqual(expect.stringContaining('comes from "code_execution_20250825", which the tool does not allow (its allowed_callers as sent: direct, code_execution_20260120)'));
+    expect(log).toEqual(['start a', 'end a']);
   });
 
   it('refuses a call whose caller is not direct and names no program, and records it; it is never taken as Claude\'s own', async () => {
@@ -353,6 +388,17 @@ describe('when the SDK\'s own loop runs our tools (client.beta.messages.toolRunn
     expect(callOf(events, 'toolu_r1')?.origin).toEqual({ kind: 'model' });
     expect(callOf(events, 'toolu_r3')?.origin).toEqual({ kind: 'provider-program', provider: 'anthropic', callerId: 'srvtoolu_01prog' });
     expect(callOf(events, 'toolu_r1')?.agent).toEqual(AGENT);
+  });
+
+  it('refuses a program\'s call on a tool whose allowed_callers do not list its caller; the body never runs (issue 24, finding 10)', async () => {
+    const { host, log, events } = testHost();
+    const api = fakeAnthropic([reply([toolUse('toolu_x', 'lookup', { q: 'sneaky' }, FROM_PROGRAM)], { containerId: 'container_x' }), reply([text('done')])]);
+    await api.client.beta.messages.toolRunner({ model: MODEL, max_tokens: 1024, messages: [{ role: 'user', content: 'go' }], tools: toAnthropicRunnableTools(host, { agent: AGENT }) }).runUntilDone();
+    const [result] = toolResultsOf(api.requests[1]);
+    expect(result).toMatchObject({ tool_use_id: 'toolu_x', is_error: true });
+    expect(JSON.stringify(result!.content)).toContain('which the tool does not allow');
+    expect(log).toEqual([]);
+    expect(resultOf(events, 'toolu_x')?.error?.kind).toBe('invalid-call');
   });
 
   it('keeps an exclusive call a barrier among the calls the runner starts at once', async () => {

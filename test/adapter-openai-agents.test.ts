@@ -317,6 +317,22 @@ describe('when OpenAI\'s hosted program calls a tool', () => {
   });
 });
 
+describe('when a call carries a caller the SDK lets through as direct (issue 24, finding 10)', () => {
+  it('refuses a caller type other than direct or program, recorded with its claimed origin; the body never runs', async () => {
+    for (const programmaticCallers of [false, true]) {
+      const f = fixture();
+      const { agent } = scriptedAgent([...toAgentsTools(f.host, { agent: agentRef, programmaticCallers }), programmaticToolCalling], [
+        modelResponder(() => [{ type: 'function_call', callId: 'pc-w', name: 'lookup', arguments: '{"q":"a"}', caller: { type: 'sandbox', callerId: 'prog_9' } as never }]),
+        textStep('done'),
+      ]);
+      await runner.run(agent, 'go');
+      expect(resultEvent(f.events, 'pc-w')?.error).toMatchObject({ kind: 'invalid-call', message: expect.stringContaining('names a caller of type "sandbox": only \'direct\' and \'program\' are callers') });
+      expect(callEvent(f.events, 'pc-w')?.origin).toEqual({ kind: 'provider-program', provider: 'openai', callerId: 'prog_9' });
+      expect(f.runs.lookup).toBe(0);
+    }
+  });
+});
+
 describe('with approval: \'framework\'', () => {
   const channel = () => {
     const asked: string[] = [];
@@ -477,14 +493,15 @@ describe('when building the tool list', () => {
   });
 
   it('refuses two tools the SDK would give one name, naming both', () => {
+    // (Distinct program names, tools.fs_read and tools.fs__read, so the host takes both.)
     const host = createToolHost();
     host.register([
-      defineTool({ name: 'fs.read', description: 'a', execute: () => 1 }),
-      defineTool({ name: 'fs_read', description: 'b', execute: () => 2 }),
+      defineTool({ name: 'fs..read', description: 'a', execute: () => 1 }),
+      defineTool({ name: 'fs__read', description: 'b', execute: () => 2 }),
     ]);
     expect(() => toAgentsTools(host)).toThrow(AgentsToolNameError);
-    expect(() => toAgentsTools(host)).toThrow('Tools "fs.read" and "fs_read" would both be named "fs_read" in the Agents SDK');
-    expect(toAgentsTools(host, { exclude: ['fs_read'] }).map((t) => t.name)).toEqual(['fs_read']);
+    expect(() => toAgentsTools(host)).toThrow('Tools "fs..read" and "fs__read" would both be named "fs__read" in the Agents SDK');
+    expect(toAgentsTools(host, { exclude: ['fs__read'] }).map((t) => t.name)).toEqual(['fs__read']);
   });
 });
 

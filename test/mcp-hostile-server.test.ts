@@ -169,6 +169,24 @@ describe('when a server names its tools after the host\'s', () => {
       await imported.close();
     }
   }, 30_000);
+  it('refuses host.register(imported.tools) naming both tools, so no program breaks (issue 24, finding 11)', async () => {
+    const imported = await importMcpServers([hostile('docs', 'collide')]);
+    const host = createHost();
+    const runCode = createRunCodeTool({ host, isolation: 'isolate' });
+    try {
+      host.register(runCode);
+      // Registering the imported tools as they are (not through imported.register) must fail now,
+      // at registration, rather than break every later run_code program.
+      expect(() => host.register(imported.tools)).toThrow('Cannot register tool "docs.read": its program name tools.docs_read is already the program name of tool "docs_read"');
+      expect(host.get('docs.echo')).toBeUndefined(); // all or none
+      const r = await host.call({ id: 'p2', name: 'run_code', args: { code: 'return (await tools.docs_read({ docId: "doc-01" })).docId;' } });
+      expect(r.isError, JSON.stringify(r.content)).toBe(false);
+      expect((r.value as { result: unknown }).result).toBe('doc-01');
+    } finally {
+      await runCode.close();
+      await imported.close();
+    }
+  }, 30_000);
 });
 
 describe('when a server lists schemas meant to break the types', () => {

@@ -116,6 +116,28 @@ describe('registry', () => {
     expect(host.get('other')).toBeUndefined();
   });
 
+  it('refuses a tool whose program name (tools.<callable>) a registered tool has, naming both, all or none', () => {
+    const host = createToolHost();
+    host.register(defineTool({ ...ok, name: 'evil_read' }));
+    const err = (() => {
+      try {
+        host.register([defineTool({ ...ok, name: 'fine' }), defineTool({ ...ok, name: 'evil.read' })]);
+      } catch (e) {
+        return e;
+      }
+    })();
+    expect(ToolRegistrationError.isInstance(err)).toBe(true);
+    expect(err).toMatchObject({ toolName: 'evil.read' });
+    expect((err as Error).message).toBe('Cannot register tool "evil.read": its program name tools.evil_read is already the program name of tool "evil_read"; rename one of them (a program could not tell them apart)');
+    expect(host.get('fine')).toBeUndefined();
+    // Within one list too, and a freed name can be taken again.
+    expect(() => createToolHost().register([defineTool({ ...ok, name: 'a-b' }), defineTool({ ...ok, name: 'a.b' })])).toThrow(/"a\.b": its program name tools\.a_b is already the program name of tool "a-b"/);
+    const reg = host.register(defineTool({ ...ok, name: 'x_y' }));
+    expect(() => host.register(defineTool({ ...ok, name: 'x/y' }))).toThrow(/tools\.x_y is already the program name of tool "x_y"/);
+    reg.dispose();
+    expect(() => host.register(defineTool({ ...ok, name: 'x/y' }))).not.toThrow();
+  });
+
   it('refuses objects that were not made by defineTool', () => {
     const host = createToolHost();
     expect(() => host.register({ name: 'x', execute() {} } as never)).toThrow(/not a tool made by defineTool/);

@@ -4,6 +4,7 @@
  * public part by name, and the last block below is what only those layers use.
  */
 export { defineTool, isCallableName } from './define-tool.js';
+export { callableNameOf } from './callable-name.js';
 export type { ArgsInputOf, ArgsOf, OutputSchemaInput, ParametersInput, ToolDefinition, ValueOf } from './define-tool.js';
 export type { PreflightDecision, PreflightOptions, RenderOutput, Tool, ToolExecContext, ToolHost, ToolSchema, TurnCallOptions, TurnOptions } from './tool-types.js';
 export type {

@@ -3,7 +3,12 @@
  * `__proto__` is simply unknown. `schemas()` builds what the model sees from an explicit
  * allowlist (name, description, parameters as JSON Schema): nothing else a tool carries, and
  * nothing an author adds, can reach the model through it.
+ *
+ * Two tools whose names map to one program name (`evil.read` and `evil_read` both to
+ * `tools.evil_read`) are refused at registration, naming both: a program's `tools` object cannot
+ * hold both, and finding out later would break every run_code program instead of this one call.
  */
+import { callableNameOf } from './callable-name.js';
 import { disposable } from './disposable.js';
 import type { Tool, ToolSchema } from './tool-types.js';
 import { ToolRegistrationError } from './errors.js';
@@ -27,12 +32,15 @@ function isTool(value: unknown): value is Tool {
 /** Registered tools by name. */
 export class ToolRegistry {
   private readonly tools = new Map<string, Tool>();
+  /** Program name (`tools.<callable>`) -> the registered tool's name. */
+  private readonly callables = new Map<string, string>();
 
   /** Registers one tool or several (all or none); returns a disposable that unregisters them. */
   register(toolOrTools: Tool | readonly Tool[]): Disposable {
     const given = Array.isArray(toolOrTools) ? [...(toolOrTools as readonly Tool[])] : [toolOrTools as Tool];
     const list = given.filter((tool) => !(this.tools.get(tool?.name) === tool && (tool as { [REGISTERS_ITSELF]?: unknown })[REGISTERS_ITSELF] === true));
     const seen = new Set<string>();
+    const claimed = new Map<string, string>();
     for (const tool of list) {
       if (!isTool(tool)) {
         const name = typeof (tool as { name?: unknown })?.name === 'string' ? (tool as { name: string }).name : '?';
@@ -40,10 +48,23 @@ export class ToolRegistry {
       }
       if (this.tools.has(tool.name) || seen.has(tool.name)) throw new ToolRegistrationError(tool.name, 'a tool with this name is already registered');
       seen.add(tool.name);
+      const callable = callableNameOf(tool.name);
+      const owner = this.callables.get(callable) ?? claimed.get(callable);
+      if (owner !== undefined) {
+        throw new ToolRegistrationError(tool.name, `its program name tools.${callable} is already the program name of tool "${owner}"; rename one of them (a program could not tell them apart)`);
+      }
+      claimed.set(callable, tool.name);
     }
-    for (const tool of list) this.tools.set(tool.name, tool);
+    for (const tool of list) {
+      this.tools.set(tool.name, tool);
+      this.callables.set(callableNameOf(tool.name), tool.name);
+    }
     return disposable(() => {
-      for (const tool of given) if (this.tools.get(tool.name) === tool) this.tools.delete(tool.name);
+      for (const tool of given) {
+        if (this.tools.get(tool.name) !== tool) continue;
+        this.tools.delete(tool.name);
+        this.callables.delete(callableNameOf(tool.name));
+      }
     });
   }
 

@@ -17,7 +17,8 @@ export type RefuseCall = (call: ToolCall, options: CallOptions, reason: string) 
  * calls under one id could not be told apart in the trace. The refusal is recorded under an id
  * of its own (`<id>#2`, `#3`, ...), so nothing in the trace attaches it to the call that ran.
  * `perCall` adds a call's own origin or approval evidence to the turn's options; an entry that
- * cannot be read, or names a PTC origin (the bridge's alone), refuses that call.
+ * cannot be read, or names a PTC origin (the bridge's alone), refuses that call, and so does an
+ * entry's `refusal` (recorded with the entry's origin).
  */
 export async function runTurn(
   host: ToolHost,
@@ -49,6 +50,8 @@ export async function runTurn(
       if (id !== undefined) ids.add(id);
       const own = id !== undefined && perCall !== undefined ? withOwnOptions(callOptions, perCall.get(id)) : callOptions;
       if (typeof own === 'string') return refuse({ id: id!, name: readName(call), args: readArgs(call) }, callOptions, own);
+      const refusal = id !== undefined ? readRefusal(perCall?.get(id)) : undefined;
+      if (refusal !== undefined) return refuse({ id: id!, name: readName(call), args: readArgs(call) }, own, refusal);
       return scheduler.submit(host.executionMode(call as ToolCall), () => host.call(call as ToolCall, own));
     }),
   );
@@ -61,6 +64,16 @@ function withOwnOptions(base: CallOptions, own: TurnCallOptions | undefined): Ca
     const { origin, approved } = own;
     if ((origin as { kind?: unknown } | undefined)?.kind === 'ptc') return 'A turn cannot carry a PTC origin: only the bridge makes calls for a program.';
     return { ...base, ...(origin !== undefined ? { origin } : {}), ...(approved !== undefined ? { approved } : {}) };
+  } catch {
+    return 'The per-call options of this call could not be read.';
+  }
+}
+
+/** An adapter's refusal of one call, as text (an unreadable one refuses too). */
+function readRefusal(own: TurnCallOptions | undefined): string | undefined {
+  try {
+    const refusal = own?.refusal;
+    return refusal === undefined ? undefined : typeof refusal === 'string' && refusal !== '' ? refusal.slice(0, 2_000) : 'The call was refused by its adapter.';
   } catch {
     return 'The per-call options of this call could not be read.';
   }

@@ -117,6 +117,11 @@ export interface TurnCallOptions {
   readonly origin?: ProviderProgramOrigin;
   /** A person approved this call in the framework's own flow. */
   readonly approved?: ApprovalEvidence;
+  /**
+   * Why the adapter already knows this call must not run (a provider's caller it cannot vouch
+   * for): the call is recorded, with its origin, and refused as `invalid-call` with this text.
+   */
+  readonly refusal?: string;
 }
 
 /** Options of one turn. */

@@ -8,6 +8,8 @@ export { declareTool } from './tool-declaration.js';
 export type { DeclaredTool } from './tool-declaration.js';
 export { checkCode, checkerFor, CodeChecker, warmupCheckCode, CHECK_COMPILER_OPTIONS, PROGRAM_LIB, MAX_CHECKED_PROGRAM_CHARS, MAX_DIAGNOSTICS } from './check-code.js';
 export type { CheckableTypes, CheckResult, CodeCheckerOptions, CodeDiagnostic } from './check-code.js';
+export { languageLevelLine, languageLevelOf } from './language-level.js';
+export type { LanguageLevel } from './language-level.js';
 export { CHECKS_PER_SHARED_CHECKER } from './checker-session.js';
 export type { CheckStrategy } from './checker-session.js';
 export { normalizeNeedsParse, normalizeProgram } from './normalize-program.js';

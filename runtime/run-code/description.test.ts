@@ -2,7 +2,8 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { fixtureTools } from '../../codegen/fixtures/fixture-tools.js';
 import { syntheticCatalog } from '../../examples/tool-catalog.js';
 import { createToolHost, defineTool, type Tool } from '../../tools/index.js';
-import { createToolSearchTool, DEFAULT_DESCRIPTION_BUDGET, estimateTokens } from '../discovery/index.js';
+import { createToolSearchTool, DEFAULT_DESCRIPTION_BUDGET, estimateTokens, MIN_DESCRIPTION_TOKENS } from '../discovery/index.js';
+import { languageLevelLine } from '../../codegen/index.js';
 import { toolTypesOf } from '../discovery/visible-tools.js';
 import { createRunCodeTool, type RunCodeOptions } from './run-code-tool.js';
 import { DEFAULT_RUN_LIMITS } from './limits.js';
@@ -148,6 +149,16 @@ describe('what the description says about spills and denials', () => {
     );
     expect(spill(runCodeDescription(base).text)).toBe('If the result plus logs exceed 2000 bytes, the larger part is replaced by { spilled: { id, bytes }, head, tail }: it is kept whole, but you see only its start and end, so return less.');
     expect(described([fixtureTools[0]!], { limits: { maxOutputBytes: 2_000 } })).toContain('call `spill_read({ id, offset })` yourself');
+  });
+
+  it('states the language level the type check enforces, as codegen reads it from the checker\'s options, in every form', () => {
+    const line = languageLevelLine();
+    expect(line).toMatch(/^Type check: TypeScript \d+\.\d+, target ES\d{4}, lib es\d{4}.*; strict on; noUncheckedIndexedAccess off .*exactOptionalPropertyTypes off /);
+    expect(runCodeDescription(base).text.split('\n')).toContain(line);
+    expect(described(fixtureTools, { discovery: 'index' }).split('\n')).toContain(line);
+    expect(described(fixtureTools, { discovery: 'full' }).split('\n')).toContain(line);
+    // The fixed text stays far inside the smallest budget the description may have.
+    expect(estimateTokens(runCodeDescription(base).text)).toBeLessThan(MIN_DESCRIPTION_TOKENS / 2);
   });
 
   it('names the prefix every denial message starts with', () => {

@@ -8,6 +8,7 @@ export { declareTool } from './tool-declaration.js';
 export type { DeclaredTool } from './tool-declaration.js';
 export { checkCode, checkerFor, CodeChecker, warmupCheckCode, CHECK_COMPILER_OPTIONS, PROGRAM_LIB, MAX_CHECKED_PROGRAM_CHARS, MAX_DIAGNOSTICS } from './check-code.js';
 export type { CheckableTypes, CheckResult, CodeCheckerOptions, CodeDiagnostic } from './check-code.js';
+export { MAX_SLEEP_MS, MAX_SLEEPS_AT_ONCE, SLEEP_CALL, SLEEP_DECLARATION } from './sleep.js';
 export { languageLevelLine, languageLevelOf } from './language-level.js';
 export type { LanguageLevel } from './language-level.js';
 export { CHECKS_PER_SHARED_CHECKER } from './checker-session.js';

@@ -34,7 +34,7 @@ describe('when each framework lists run_code', () => {
     await runCode?.close();
   });
 
-  it('states the language level the type check enforces, on every surface', async () => {
+  it('states the language level the type check enforces and offers sleep, on every surface', async () => {
     const line = languageLevelLine();
     const seen: Record<string, unknown> = {
       'ai-sdk': toAiSdkTools(host).run_code?.description,
@@ -46,6 +46,7 @@ describe('when each framework lists run_code', () => {
     for (const [surface, description] of Object.entries(seen)) {
       expect(description, surface).toBe(runCode.description);
       expect(String(description).split('\n'), surface).toContain(line);
+      expect(String(description), surface).toContain('use `await sleep(ms)`: at most 10000 ms per call');
     }
   });
 });

@@ -3,7 +3,7 @@ import { fixtureTools } from '../../codegen/fixtures/fixture-tools.js';
 import { syntheticCatalog } from '../../examples/tool-catalog.js';
 import { createToolHost, defineTool, type Tool } from '../../tools/index.js';
 import { createToolSearchTool, DEFAULT_DESCRIPTION_BUDGET, estimateTokens, MIN_DESCRIPTION_TOKENS } from '../discovery/index.js';
-import { languageLevelLine } from '../../codegen/index.js';
+import { languageLevelLine, MAX_SLEEP_MS } from '../../codegen/index.js';
 import { toolTypesOf } from '../discovery/visible-tools.js';
 import { createRunCodeTool, type RunCodeOptions } from './run-code-tool.js';
 import { DEFAULT_RUN_LIMITS } from './limits.js';
@@ -157,8 +157,15 @@ describe('what the description says about spills and denials', () => {
     expect(runCodeDescription(base).text.split('\n')).toContain(line);
     expect(described(fixtureTools, { discovery: 'index' }).split('\n')).toContain(line);
     expect(described(fixtureTools, { discovery: 'full' }).split('\n')).toContain(line);
-    // The fixed text stays far inside the smallest budget the description may have.
-    expect(estimateTokens(runCodeDescription(base).text)).toBeLessThan(MIN_DESCRIPTION_TOKENS / 2);
+    // The fixed text leaves most of the smallest budget the description may have to the tools.
+    expect(estimateTokens(runCodeDescription(base).text)).toBeLessThan(MIN_DESCRIPTION_TOKENS * 0.6);
+  });
+
+  it('offers sleep for waiting before a retry, with its cap, and says there are no other timers', () => {
+    const lines = runCodeDescription(base).text.split('\n');
+    expect(lines).toContain(`To wait, for instance before retrying a rate-limited call, use \`await sleep(ms)\`: at most ${MAX_SLEEP_MS} ms per call, counted in the wall time, not the CPU time. There are no other timers (no \`setTimeout\` or \`setInterval\`).`);
+    expect(lines).toContain('There is no `require`, `import`, `process` or `fetch`; only `tools`, `ToolCallError`, `console`, `sleep` and the standard JavaScript built-ins.');
+    expect(described(fixtureTools, { discovery: 'index' })).toContain('`await sleep(ms)`');
   });
 
   it('names the prefix every denial message starts with', () => {

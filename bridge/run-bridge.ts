@@ -22,7 +22,9 @@
  *   sandbox process. A limit aborts `signal` with a
  *   {@link RunLimitError} naming it.
  * - Time: every reading and timer (the deadline, the waits, call durations, the grace `close`
- *   gives aborted children) is on the one injected clock.
+ *   gives aborted children, the program's sleeps) is on the one injected clock.
+ * - Sleep: a call to the reserved name `#sleep` is the program's `await sleep(ms)`, settled by a
+ *   timer (run-sleeps.ts), not a tool call: no pipeline, not in `calls`, not in `maxCalls`.
  */
 import { setMaxListeners } from 'node:events';
 import { CallScheduler, errorText, subscribeAbort, tokenIdOf, type AgentRef, type JsonValue, type ToolHost, type ToolResult } from '../tools/index.js';
@@ -33,10 +35,12 @@ import { parseGuestArgs, type ArgCaps } from './guest-args.js';
 import { limitMessage } from './limit-failure.js';
 import { HostWorkBudget } from './host-budget.js';
 import { guestFailure, guestOutcomeOf, type ChildOutcome } from './guest-outcome.js';
-import type { DeadlineClock } from './pausable-deadline.js';
+import { realClock, type DeadlineClock } from './pausable-deadline.js';
 import { RunClock } from './run-clock.js';
 import { createRunToken } from './run-token.js';
 import { LateCallLog, MORE_LATE_CALLS } from './late-calls.js';
+import { RunSleeps } from './run-sleeps.js';
+import { SLEEP_CALL } from '../codegen/index.js';
 
 /** The limits the bridge enforces (a subset of the runtime's `RunLimits`). */
 export interface BridgeLimits extends ArgCaps {
@@ -126,6 +130,7 @@ export function openRunBridge(options: RunBridgeOptions): RunBridge {
   const clock = new RunClock({ wallMs: limits.wallMs, clock: options.clock, onExpire: () => stop(new RunLimitError('wallMs', limits.wallMs, limitMessage('wallMs', limits.wallMs))) });
   const now = clock.now;
   const calls = new ChildCalls(now);
+  const sleeps = new RunSleeps({ clock: options.clock ?? realClock });
   const scheduler = new CallScheduler(limits.maxInFlight);
   const runAbort = new AbortController();
   // Every in-flight child listens on this signal (bounded by maxInFlight): not a leak.
@@ -141,6 +146,7 @@ export function openRunBridge(options: RunBridgeOptions): RunBridge {
     if (revoked || stopReason) return;
     stopReason = reason;
     revoked = true;
+    sleeps.end(`the run ended (${reason.message})`);
     calls.revoke();
     scheduler.cancelPending(reason);
     clock.stop();
@@ -175,6 +181,7 @@ export function openRunBridge(options: RunBridgeOptions): RunBridge {
     return guestFailure(safeName(name), `The call to "${safeName(name)}" was refused: ${reason}.`);
   };
   const onLateCall = (event: { readonly name: string; readonly reason: string; readonly count?: number }) => {
+    if (event?.name === SLEEP_CALL) return; // a sleep is not a tool call: nothing was refused
     lateCalls.add(event?.name, `the run already ended; the runner dropped the call (${String(event?.reason).slice(0, 50)})`, event?.count);
   };
 
@@ -187,6 +194,7 @@ export function openRunBridge(options: RunBridgeOptions): RunBridge {
   };
 
   const call = async (name: string, argsJson: string): Promise<ChildOutcome> => {
+    if (name === SLEEP_CALL) return sleeps.sleep(argsJson);
     if (revoked) return refuseLate(name);
     const label = safeName(name);
     const id = `${parentCallId}/${runTag}.${++dispatched}`;
@@ -269,6 +277,7 @@ export function openRunBridge(options: RunBridgeOptions): RunBridge {
   };
 
   const close = async (end: RunEnd): Promise<RunReport> => {
+    sleeps.end('the run ended');
     if (!revoked) {
       revoked = true;
       calls.revoke();

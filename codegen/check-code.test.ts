@@ -150,6 +150,15 @@ describe('when a program reaches for host globals', () => {
     ]);
   });
 
+  it('points a program reaching for a host timer to sleep, and types sleep as the one it has', () => {
+    expect(errorsOf('setTimeout(() => {}, 1);').map((d) => d.message)).toEqual([
+      "Cannot find name 'setTimeout': programs run in a sandbox without timers. To wait (before retrying a rate-limited call, say), use `await sleep(ms)` (at most 10000 ms per call).",
+    ]);
+    expect(errorsOf('const done: void = await sleep(1500); return done;')).toEqual([]);
+    expect(errorsOf("await sleep('1s');").map((d) => d.message)).toEqual([expect.stringMatching(/not assignable to parameter of type 'number'/)]);
+    expect(errorsOf('const n: number = await sleep(1);').length).toBe(1);
+  });
+
   it('reports globals the sandbox removes (WeakRef, SharedArrayBuffer, Atomics)', () => {
     expect(errorsOf(`new WeakRef({});\nnew SharedArrayBuffer(8);\nAtomics.add;`).map((d) => d.line)).toEqual([1, 2, 3]);
   });

@@ -66,13 +66,13 @@ describe('when generating declarations for the fixture tool set', () => {
     expect(generated.toolsDeclaration).toContain('github_search_issues(args: ToolArgsMap["github.search-issues"]): Promise<ToolOutputMap["github.search-issues"]>;');
   });
 
-  it('declares nothing global besides the tool types, ToolCallError and console', () => {
+  it('declares nothing global besides the tool types, ToolCallError, console and sleep', () => {
     const source = ts.createSourceFile('g.d.ts', generated.declarations, ts.ScriptTarget.Latest);
     const names = source.statements.map((s) => {
       if (ts.isVariableStatement(s)) return s.declarationList.declarations.map((d) => d.name.getText(source)).join();
       return (s as ts.DeclarationStatement).name?.getText(source) ?? ts.SyntaxKind[s.kind];
     });
-    expect(names).toEqual(['ToolArgsMap', 'ToolOutputMap', 'RecursiveValue_1', 'Tools', 'tools', 'ToolCallError', 'Console', 'console']);
+    expect(names).toEqual(['ToolArgsMap', 'ToolOutputMap', 'RecursiveValue_1', 'Tools', 'tools', 'ToolCallError', 'Console', 'console', 'sleep']);
   });
 });
 

@@ -5,7 +5,7 @@
  *
  * Invariants:
  * - only the declared globals exist: `ToolArgsMap`, `ToolOutputMap`, `Tools`, `tools`,
- *   `ToolCallError`, `Console`/`console` and the `Recursive*` aliases of recursive schemas. No
+ *   `ToolCallError`, `Console`/`console`, `sleep` and the `Recursive*` aliases of recursive schemas. No
  *   DOM, no Node types: `process`, `require`, `fetch` are type errors in programs;
  * - deterministic: tools are ordered by name (UTF-16 code units), so the same tool set gives
  *   byte-identical text whatever the registration order (stable prompts, stable caches);
@@ -23,6 +23,7 @@ import { errorText, isZodObject, isZodSchema, type Tool, type ToolHost } from '.
 import { mapCallableNames } from './callable-name.js';
 import { CodegenInputError } from './errors.js';
 import { jsDocLines } from './jsdoc.js';
+import { SLEEP_DECLARATION } from './sleep.js';
 import { printTypeNode } from './print-type.js';
 import { resultTypeNode } from './result-type.js';
 import { auxiliaryDeclarations, createTypeContext, isOptionalOn, zodToTypeNode, type TypeContext } from './zod-to-type.js';
@@ -60,7 +61,7 @@ export interface GeneratedToolTypes {
   readonly outputMap: string;
   /** `interface Tools { ... }` and `declare const tools: Tools;` text. */
   readonly toolsDeclaration: string;
-  /** The globals every program gets besides the tools: `ToolCallError`, `console`. */
+  /** The globals every program gets besides the tools: `ToolCallError`, `console`, `sleep`. */
   readonly globals: string;
   /** The `type Recursive*_<n> = ...` aliases the types refer to, one declaration each. */
   readonly aliases: readonly string[];
@@ -89,7 +90,8 @@ interface Console {
     debug(...data: unknown[]): void;
 }
 declare var console: Console;
-`;
+
+${SLEEP_DECLARATION}`;
 
 function newWriter(): CodeBlockWriter {
   return new CodeBlockWriter({ indentNumberOfSpaces: 4, useTabs: false, newLine: '\n', useSingleQuote: false });

@@ -7,6 +7,7 @@
  */
 import ts from './typescript-module.cjs';
 import { MISSING_FEATURES, SANDBOX_LANGUAGE_LEVEL } from './sandbox-language.js';
+import { MAX_SLEEP_MS } from './sleep.js';
 
 /** TypeScript suggesting Node's types: the name is a Node global. */
 const NODE_TYPES_HINT = /Do you need to install type definitions|Try `npm i --save-dev @types\//;
@@ -16,6 +17,8 @@ const HOST_GLOBALS = new Set([
   'setTimeout', 'setInterval', 'clearTimeout', 'clearInterval', 'setImmediate', 'queueMicrotask', 'structuredClone',
   'TextEncoder', 'TextDecoder', 'URL', 'URLSearchParams', 'AbortController', 'Response', 'Request', 'Headers', 'atob', 'btoa', 'crypto',
 ]);
+/** Host timers: the sandbox has `sleep` instead. */
+const TIMERS = new Set(['setTimeout', 'setInterval', 'clearTimeout', 'clearInterval', 'setImmediate']);
 const MAX_LISTED_TOOLS = 40;
 
 /** `noImplicitAny` diagnostics: implicitly `any` parameters, variables, members, indexing. */
@@ -106,8 +109,11 @@ export function rephraseDiagnostic(diagnostic: ts.Diagnostic, toolNames: readonl
   const feature = rephraseMissingFeature(message, options.sandboxLib ?? true);
   if (feature !== undefined) return feature;
   const missing = /^Cannot find name '([^']+)'/.exec(message);
+  if (missing && TIMERS.has(missing[1]!)) {
+    return `Cannot find name '${missing[1]}': programs run in a sandbox without timers. To wait (before retrying a rate-limited call, say), use \`await sleep(ms)\` (at most ${MAX_SLEEP_MS} ms per call).`;
+  }
   if (missing && (NODE_TYPES_HINT.test(message) || HOST_GLOBALS.has(missing[1]!))) {
-    return `Cannot find name '${missing[1]}': programs run in a sandbox without Node.js or browser APIs (no process, require, fetch, timers or DOM). Reach the outside world only through \`tools\`.`;
+    return `Cannot find name '${missing[1]}': programs run in a sandbox without Node.js or browser APIs (no process, require, fetch or DOM). Reach the outside world only through \`tools\`.`;
   }
   if ((diagnostic.code === 2339 || diagnostic.code === 2551 || diagnostic.code === 7053) && /type 'Tools'/.test(message) && toolNames.length > 0) {
     const listed = toolNames.slice(0, MAX_LISTED_TOOLS).join(', ');

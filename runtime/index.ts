@@ -6,8 +6,8 @@
 export { createRunCodeTool, MAX_PROGRAM_CHARS } from './run-code/run-code-tool.js';
 export type { CallCounts, ProgramDiagnostic, RunCodeCall, RunCodeOptions, RunCodeRejected, RunCodeStats, RunCodeTool, RunCodeValue } from './run-code/run-code-tool.js';
 export type { DiscoveryMode, RunCodeDescription } from './run-code/description.js';
-export { createToolSearchTool, DEFAULT_DESCRIPTION_BUDGET, estimateTokens, MAX_SUMMARY_CHARS, MIN_DESCRIPTION_TOKENS, summaryOf, TOOL_SEARCH_LIMITS } from './discovery/index.js';
-export type { DescriptionBudget, ToolSearchMatch, ToolSearchOptions, ToolSearchTool, ToolSearchValue } from './discovery/index.js';
+export { createToolSearchTool, defaultToolRanker, DEFAULT_DESCRIPTION_BUDGET, estimateTokens, MAX_SUMMARY_CHARS, MIN_DESCRIPTION_TOKENS, summaryOf, TOOL_SEARCH_LIMITS } from './discovery/index.js';
+export type { DescriptionBudget, ToolRanker, ToolRanking, ToolSearchMatch, ToolSearchOptions, ToolSearchTool, ToolSearchValue } from './discovery/index.js';
 export { MAX_LISTED_CALLS } from './run-code/call-list.js';
 export { DEFAULT_RUN_LIMITS, MAX_LIMIT_VALUE, resolveRunLimits, RunLimitsError } from './run-code/limits.js';
 export { DEFAULT_TYPECHECK_LIMITS, TypecheckLimitsError } from './run-code/typecheck-thread.js';

@@ -85,7 +85,7 @@ describe('when running ptc check', () => {
     expect(r.code).toBe(1);
     expect(r.out.split('\n').filter(Boolean)).toEqual([
       `${path}:2:37 - error TS2322: Type 'number' is not assignable to type 'string'.`,
-      `${path}:3:1 - error TS2591: Cannot find name 'process': programs run in a sandbox without Node.js or browser APIs (no process, require, fetch, timers or DOM). Reach the outside world only through \`tools\`.`,
+      `${path}:3:1 - error TS2591: Cannot find name 'process': programs run in a sandbox without Node.js or browser APIs (no process, require, fetch or DOM). Reach the outside world only through \`tools\`.`,
     ]);
     expect(r.err).toBe(`2 errors in ${path}\n`);
   });

@@ -14,7 +14,7 @@ const ALLOWED_GLOBALS = [
   'Uint8Array', 'Int8Array', 'Uint16Array', 'Int16Array', 'Uint32Array', 'Int32Array', 'Float32Array',
   'Float64Array', 'Uint8ClampedArray', 'BigUint64Array', 'BigInt64Array', 'DataView', 'Map', 'BigInt', 'Set',
   'WeakMap', 'WeakSet', 'Proxy', 'Reflect', 'decodeURI', 'decodeURIComponent', 'encodeURI', 'encodeURIComponent',
-  'escape', 'unescape', 'eval', 'isFinite', 'isNaN', 'console', 'ToolCallError', 'tools',
+  'escape', 'unescape', 'eval', 'isFinite', 'isNaN', 'console', 'ToolCallError', 'tools', 'sleep',
 ];
 
 /** How a runner differs where the contract allows it. */
@@ -150,6 +150,14 @@ export function describeRunnerContract(label: string, makeRunner: () => ProgramR
         const f = failureOf((await runProgram(runner, 'await tools.echo({}); await new Promise(() => {}); return 1;')).outcome);
         expect(f).toMatchObject({ kind: 'thrown', message: expect.stringMatching(/can never finish/) });
         expect((await runProgram(runner, 'await new Promise(() => {});')).outcome.ok).toBe(false);
+      });
+
+      it('passes sleep to the bridge as a call to its reserved name, outside maxCalls, and waits for its outcome', async () => {
+        const { outcome, value, record } = await runProgram(runner, 'await Promise.all(Array.from({ length: 50 }, () => sleep(5)));\nawait sleep(20);\nreturn (await tools.echo({ n: 1 })).n;', { limits: { maxCalls: 1 } });
+        expect(outcome.ok).toBe(true);
+        expect(value).toBe(1);
+        expect(record.calls.map((c) => c.name)).toEqual([...Array.from({ length: 51 }, () => '#sleep'), 'echo']);
+        expect(record.calls[0]!.argsJson).toBe('{"ms":5}');
       });
 
       it('gives each run a fresh global scope', async () => {

@@ -35,7 +35,8 @@ export interface BridgeRecord {
 /**
  * Tools: `echo` returns its args; `wait` waits `args.ms` then returns `args`; `fail` fails with
  * `args.message`; `big` returns a string of `args.bytes` characters; `leak` returns an object
- * whose JSON has `__proto__` and `constructor` keys. Unknown names fail like the bridge would.
+ * whose JSON has `__proto__` and `constructor` keys; `#sleep` (the program's `sleep`) waits `args.ms`.
+ * Unknown names fail like the bridge would.
  */
 export function echoBridge(): { bridge: GuestBridge; record: BridgeRecord } {
   const record: BridgeRecord = { calls: [], logs: [], inFlight: 0, maxInFlight: 0 };
@@ -56,6 +57,9 @@ export function echoBridge(): { bridge: GuestBridge; record: BridgeRecord } {
             return { ok: false, toolName: 'fail', message: String(args?.message ?? 'failed') };
           case 'big':
             return { ok: true, json: JSON.stringify('x'.repeat(Number(args?.bytes ?? 0))) };
+          case '#sleep': // the program's sleep(ms), as the run bridge settles it (bridge/run-sleeps.ts)
+            await new Promise((r) => setTimeout(r, Math.min(Number(args?.ms ?? 0), 10_000)));
+            return { ok: true, json: 'null' };
           case 'leak':
             return { ok: true, json: '{"__proto__":{"polluted":true},"constructor":{"prototype":{"polluted":true}},"fn":"x"}' };
           default:

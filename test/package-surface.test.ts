@@ -125,6 +125,7 @@ const LEAF_MODULES: Readonly<Record<string, string>> = {
   'tools/abort-subscription.ts': "subscribeAbort: the isolate run stops on its caller's abort inside the worker",
   'bridge/limit-failure.ts': 'the one table of limit names and messages: the isolate run and the wire name a limit inside the worker',
   'bridge/late-calls.ts': 'the cap on late calls recorded one by one: the worker relays and the wire reads late calls under it',
+  'codegen/sleep.ts': "sleep's reserved call name and caps: the isolate run passes them to the guest and counts tool calls without sleeps inside the worker",
 };
 
 /** The entries whose graphs must stay small, and what else they may load (checked above). */

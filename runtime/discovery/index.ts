@@ -9,6 +9,6 @@ export { indexLine, MAX_SUMMARY_CHARS, summaryOf, toolIndexListing } from './too
 export type { IndexEntry, ToolIndexListing } from './tool-index.js';
 export { ToolSearchIndex } from './search-index.js';
 export type { SearchHit } from './search-index.js';
-export { createToolSearchTool, TOOL_SEARCH_LIMITS } from './tool-search-tool.js';
-export type { ToolSearchMatch, ToolSearchOptions, ToolSearchTool, ToolSearchValue } from './tool-search-tool.js';
+export { createToolSearchTool, defaultToolRanker, TOOL_SEARCH_LIMITS } from './tool-search-tool.js';
+export type { ToolRanker, ToolRanking, ToolSearchMatch, ToolSearchOptions, ToolSearchTool, ToolSearchValue } from './tool-search-tool.js';
 export { isDiscoveryTool, isRunCodeTool, isSpillReadTool, isToolSearchTool, markRunCodeTool, markSpillReadTool, searchToolOf, spillReadToolOf, toolTypesOf, visibleTools } from './visible-tools.js';

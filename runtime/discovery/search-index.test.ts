@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { CATALOG_CAPACITY, syntheticCatalog } from '../../examples/tool-catalog.js';
 import { defineTool } from '../../tools/index.js';
 import { processTerm, tokenize, ToolSearchIndex } from './search-index.js';
+import { synonymsOf } from './search-terms.js';
 
 const catalog = syntheticCatalog(CATALOG_CAPACITY);
 const index = new ToolSearchIndex(catalog);
@@ -13,8 +14,29 @@ describe('when terms are made from names and text', () => {
     expect(tokenize('notion.queryDatabase k8s.list-pods getHTTPResponse')).toEqual(['notion', 'query', 'Database', 'k8s', 'list', 'pods', 'get', 'HTTP', 'Response']);
   });
 
-  it('lowercases, drops function words and folds common suffixes alike for documents and queries', () => {
-    expect(['Files', 'listing', 'queries', 'archived', 'the', 'status'].map(processTerm)).toEqual(['file', 'list', 'query', 'archiv', null, 'status']);
+  it('lowercases, drops function words and stems words alike for documents and queries', () => {
+    expect(['Files', 'listing', 'queries', 'archived', 'the', 'status', 'my'].map(processTerm)).toEqual(['file', 'list', 'queri', 'archiv', null, 'status', null]);
+    const same = (...words: string[]) => expect(new Set(words.map(processTerm)).size, words.join(', ')).toBe(1);
+    same('order', 'orders', 'ordered');
+    same('archive', 'archived', 'archiving', 'archives');
+    same('inventory', 'inventories');
+    same('ship', 'shipped', 'shipping', 'ships');
+    same('create', 'created', 'creating', 'creates');
+    same('cancel', 'canceled', 'cancelled', 'cancelling');
+    same('price', 'prices', 'pricing');
+    // No folding that merges different words.
+    expect(processTerm('shipment')).not.toBe(processTerm('ship'));
+    expect(processTerm('string')).toBe('string');
+    expect(processTerm('sms')).toBe('sms');
+  });
+
+  it('knows the usual synonyms of operations and business data, both ways', () => {
+    const syn = (a: string, b: string) => synonymsOf(processTerm(a)!).includes(processTerm(b)!);
+    for (const [a, b] of [['find', 'search'], ['add', 'create'], ['remove', 'delete'], ['stock', 'inventory'], ['client', 'customer'], ['bill', 'invoice'], ['supplier', 'vendor'], ['doc', 'file']]) {
+      expect(syn(a, b), `${a} ~ ${b}`).toBe(true);
+      expect(syn(b, a), `${b} ~ ${a}`).toBe(true);
+    }
+    expect(syn('stock', 'customer')).toBe(false);
   });
 });
 

@@ -4,7 +4,7 @@ import { fixtureTools } from '../../codegen/fixtures/fixture-tools.js';
 import { syntheticCatalog } from '../../examples/tool-catalog.js';
 import { createToolHost, defineTool, type ToolEvent } from '../../tools/index.js';
 import { createRunCodeTool } from '../run-code/run-code-tool.js';
-import { createToolSearchTool, type ToolSearchValue } from './tool-search-tool.js';
+import { createToolSearchTool, defaultToolRanker, type ToolRanker, type ToolRanking, type ToolSearchValue } from './tool-search-tool.js';
 import { toolTypesOf, visibleTools } from './visible-tools.js';
 
 function searchHost() {
@@ -111,6 +111,75 @@ describe('when the model calls tool_search', () => {
 
   it('names a bad budget option', () => {
     expect(() => createToolSearchTool({ budget: { maxTokens: 5 } })).toThrow(/createToolSearchTool: descriptionBudget\.maxTokens/);
+  });
+});
+
+describe('when the host plugs in its own ranking (rank)', () => {
+  function rankedHost(rank: ToolRanker) {
+    const host = createToolHost();
+    host.register([...fixtureTools]);
+    createToolSearchTool({ host, rank });
+    return (query: string, limit?: number) => host.call({ id: 'r', name: 'tool_search', args: { query, ...(limit ? { limit } : {}) } });
+  }
+  const names = (result: { value?: unknown }) => (result.value as unknown as ToolSearchValue).matches.map((m) => m.name);
+
+  it('uses it, dropping names of tools that are not visible, repeats and what is past the limit', async () => {
+    const asked: [string, number][] = [];
+    const search = rankedHost(() => (query, limit) => {
+      asked.push([query, limit]);
+      return ['ping', 'no_such_tool', 'run_code', 'ping', 'read_file', 'get_weather', 'set_labels'];
+    });
+    expect(names(await search('anything at all', 3))).toEqual(['ping', 'read_file', 'get_weather']);
+    expect(asked).toEqual([['anything at all', 3]]);
+  });
+
+  it('still puts an exact tool or callable name first', async () => {
+    const search = rankedHost(() => () => ['ping', 'read_file']);
+    expect(names(await search('github_search_issues', 2))).toEqual(['github.search-issues', 'ping']);
+  });
+
+  it('may answer asynchronously (an embedding service), and is built once per tool set', async () => {
+    let builds = 0;
+    const host = createToolHost();
+    host.register([...fixtureTools]);
+    createToolSearchTool({
+      host,
+      rank: (tools) => {
+        builds++;
+        const byLength = [...tools].sort((a, b) => a.name.length - b.name.length).map((t) => t.name);
+        return async (_query, limit) => byLength.slice(0, limit);
+      },
+    });
+    const search = async () => ((await host.call({ id: 'a', name: 'tool_search', args: { query: 'x', limit: 1 } })).value as unknown as ToolSearchValue).matches.map((m) => m.name);
+    expect(await search()).toEqual(['ping']);
+    expect(await search()).toEqual(['ping']);
+    const b = defineTool({ name: 'b', description: 'B.', execute: () => null });
+    host.register(b);
+    expect(await search()).toEqual(['b']);
+    expect(builds).toBe(2);
+  });
+
+  it('fails the call with the ranking\'s own message when it throws or returns no list', async () => {
+    const failing = await rankedHost(() => () => {
+      throw new Error('embedding service unreachable');
+    })('x');
+    expect(failing.isError).toBe(true);
+    expect(failing.error?.message).toContain('the tool ranking failed: embedding service unreachable');
+    const wrong = await rankedHost(() => (() => 'ping') as unknown as ToolRanking)('x');
+    expect(wrong.error?.message).toContain('the tool ranking returned string, not a list of tool names');
+  });
+
+  it('refuses a rank option that is not a function, naming it', () => {
+    expect(() => createToolSearchTool({ rank: 'bm25' as never })).toThrow(/createToolSearchTool: rank must be a function/);
+  });
+
+  it('defaults to defaultToolRanker, which hosts can wrap', async () => {
+    const search = rankedHost((tools) => {
+      const base = defaultToolRanker(tools);
+      return async (query, limit) => [...(await base(query, limit))].reverse();
+    });
+    const plain = rankedHost(defaultToolRanker);
+    expect(names(await search('github issues', 3))).toEqual([...names(await plain('github issues', 3))].reverse());
   });
 });
 

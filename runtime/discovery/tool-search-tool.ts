@@ -14,9 +14,13 @@
  * - Its result is bounded: declarations past the description budget's `maxTokens` are left out
  *   and counted in `omitted` (the first match is always given, cut with a visible comment if it
  *   alone is over).
+ * - The ranking is the default one (search-index.ts: field-aware, local, no dependency) unless
+ *   the host plugs in its own with `rank` (an embedding index, say). Whatever ranks, an exact
+ *   tool or callable name comes first, and what a ranking returns is checked: names of tools
+ *   that are not visible, repeats and anything past `limit` are dropped.
  */
-import { declareTool } from '../../codegen/index.js';
-import { defineTool, ON_REGISTER, REGISTERS_ITSELF, type Tool, type ToolHost } from '../../tools/index.js';
+import { callableNameOf, declareTool } from '../../codegen/index.js';
+import { defineTool, errorText, InvalidOptionError, ON_REGISTER, REGISTERS_ITSELF, type Tool, type ToolHost } from '../../tools/index.js';
 import { estimateTokens, resolveDescriptionBudget, type DescriptionBudget } from './description-budget.js';
 import { ToolSearchIndex } from './search-index.js';
 import { summaryOf } from './tool-index.js';
@@ -34,6 +38,36 @@ export interface ToolSearchOptions {
   readonly name?: string;
   /** Bounds one result: `maxTokens` of declarations (default 25,000, as run_code's description). */
   readonly budget?: Partial<Pick<DescriptionBudget, 'maxTokens'>>;
+  /**
+   * The host's own ranking instead of the default ({@link defaultToolRanker}): called with the
+   * visible tools whenever that set changes, it returns the search for that set. Exact names
+   * still come first; unknown names, repeats and names past `limit` are dropped. A ranking that
+   * throws or rejects fails that tool_search call with its message.
+   */
+  readonly rank?: ToolRanker;
+}
+
+/**
+ * A search over one set of tools: tool names (as registered), best first, at most `limit`.
+ * May be asynchronous (an embedding service).
+ */
+export type ToolRanking = (query: string, limit: number) => readonly string[] | Promise<readonly string[]>;
+
+/** Builds the {@link ToolRanking} of a tool set; called again when the visible tools change. */
+export type ToolRanker = (tools: readonly Tool[]) => ToolRanking;
+
+/** The default ranking: {@link ToolSearchIndex} (field-aware BM25, stemming, synonyms, server as a field). */
+export const defaultToolRanker: ToolRanker = (tools) => {
+  const index = new ToolSearchIndex(tools);
+  return (query, limit) => index.search(query, limit).map((hit) => hit.tool.name);
+};
+
+/** The ranking of one tool set, and its exact names (tool and callable, lowercased) for the exact-name-first rule. */
+interface BuiltRanking {
+  readonly tools: readonly Tool[];
+  readonly byName: ReadonlyMap<string, Tool>;
+  readonly exact: ReadonlyMap<string, Tool>;
+  readonly ranking: ToolRanking;
 }
 
 /** One match of a search. */
@@ -66,13 +100,43 @@ export const TOOL_SEARCH_LIMITS = Object.freeze({ defaultLimit: 5, maxLimit: 20 
 export function createToolSearchTool(options: ToolSearchOptions = {}): ToolSearchTool {
   const name = options.name ?? 'tool_search';
   const { maxTokens } = resolveDescriptionBudget({ maxTokens: options.budget?.maxTokens ?? 25_000 }, 'createToolSearchTool');
-  let built: { tools: readonly Tool[]; index: ToolSearchIndex } | undefined;
+  const rank = options.rank ?? defaultToolRanker;
+  if (typeof rank !== 'function') throw new InvalidOptionError({ where: 'createToolSearchTool', option: 'rank', value: rank, expected: 'a function (tools) => (query, limit) => tool names' });
+  let built: BuiltRanking | undefined;
 
-  const indexFor = (host: ToolHost) => {
+  const rankingFor = (host: ToolHost): BuiltRanking => {
     const tools = visibleTools(host);
     if (built && built.tools.length === tools.length && built.tools.every((t, i) => t === tools[i])) return built;
-    built = { tools, index: new ToolSearchIndex(tools) };
+    const exact = new Map<string, Tool>();
+    for (const tool of tools) {
+      exact.set(tool.name.toLowerCase(), tool);
+      exact.set(callableNameOf(tool.name).toLowerCase(), tool);
+    }
+    const ranking = rank(tools);
+    if (typeof ranking !== 'function') throw new TypeError(`the host's rank option returned ${typeof ranking}, not a search function`);
+    built = { tools, byName: new Map(tools.map((t) => [t.name, t])), exact, ranking };
     return built;
+  };
+
+  /** The ranking's answer, checked: visible tools only, no repeats, at most `limit`, an exact name first. */
+  const rankedTools = async (host: ToolHost, query: string, limit: number): Promise<Tool[]> => {
+    const { byName, exact, ranking } = rankingFor(host);
+    let names: unknown;
+    try {
+      names = await ranking(query, limit);
+    } catch (err) {
+      throw new Error(`the tool ranking failed: ${errorText(err)}`);
+    }
+    if (!Array.isArray(names)) throw new Error(`the tool ranking returned ${names === null ? 'null' : typeof names}, not a list of tool names`);
+    const out: Tool[] = [];
+    const first = exact.get(query.trim().toLowerCase());
+    if (first) out.push(first);
+    for (const name of names) {
+      if (out.length >= limit) break;
+      const tool = typeof name === 'string' ? byName.get(name) : undefined;
+      if (tool && !out.includes(tool)) out.push(tool);
+    }
+    return out.slice(0, limit);
   };
 
   const tool = defineTool({
@@ -107,14 +171,13 @@ export function createToolSearchTool(options: ToolSearchOptions = {}): ToolSearc
       render: (args, value) => renderSearch(args.query, value as ToolSearchValue),
     },
     isConcurrencySafe: true,
-    execute(args, exec) {
-      const { tools, index } = indexFor(exec.host);
-      const hits = index.search(args.query, args.limit);
+    async execute(args, exec) {
+      const hits = await rankedTools(exec.host, args.query, args.limit);
       if (hits.length === 0) return { matches: [] };
-      const types = toolTypesOf(tools);
+      const types = toolTypesOf(rankingFor(exec.host).tools);
       const matches: ToolSearchMatch[] = [];
       let room = maxTokens;
-      for (const { tool: found } of hits) {
+      for (const found of hits) {
         let declaration = declareTool(types, found);
         const cost = estimateTokens(declaration);
         if (cost > room && matches.length > 0) break;
@@ -141,7 +204,7 @@ export function createToolSearchTool(options: ToolSearchOptions = {}): ToolSearc
         // Build the index off the request path; a failure only means the first search builds it.
         const warm = setTimeout(() => {
           try {
-            indexFor(host);
+            rankingFor(host);
           } catch {
             /* built on the first search */
           }

@@ -14,8 +14,8 @@
  *   The price: while a program computes, this thread waits for it (at most the CPU budget). The
  *   sandbox process runner, the default, keeps that off the host's thread.
  * - After each slice the host knows exactly whether the program can progress: if it has not
- *   ended and none of its calls is pending here, nothing can ever resume it (no timers in
- *   there), so the run ends at once instead of hanging to the deadline.
+ *   ended and none of its calls (a `sleep` is one) is pending here, nothing can ever resume it
+ *   (there are no other timers in there), so the run ends at once instead of hanging to the deadline.
  * - A limit, an abort, or a disposal by isolated-vm (memory) settles the run exactly once, with
  *   a failure naming what happened; the isolate is then disposed (never inside a slice). Nothing
  *   a program does makes `run` reject, and nothing that arrives after the run settled reaches
@@ -36,6 +36,7 @@ import { locateSyntaxError, programPosition } from './program-position.js';
 import type { DisposalQueue } from './disposal-queue.js';
 import type { IsolateRunOutcome, LateCallAwareBridge, LateCallEvent, RelayBridge, RunStartup } from './run-types.js';
 import { errorText } from '../../tools/errors.js';
+import { MAX_SLEEPS_AT_ONCE, SLEEP_CALL } from '../../codegen/sleep.js';
 
 const COPY_ARGUMENTS = { arguments: { copy: true } } as const;
 const TIMED_OUT = 'Script execution timed out.';
@@ -144,6 +145,7 @@ class IsolateRun implements StoppableRun {
         maxArgBytes: limits.maxArgBytes,
         maxArgDepth: limits.maxArgDepth,
         maxArgNodes: limits.maxArgNodes,
+        maxSleeps: MAX_SLEEPS_AT_ONCE,
       };
       this.startup = { source: this.options.source, ms: performance.now() - this.options.startedAt };
       const determinism = request.determinism === undefined ? '' : JSON.stringify({ seed: request.determinism.seed, clockMs: request.determinism.clockMs });
@@ -161,7 +163,7 @@ class IsolateRun implements StoppableRun {
     this.inbox.push(kind, items);
     if (this.sliceStop !== undefined) return;
     if (kind === 'calls' && Array.isArray(items)) {
-      this.callsSeen += items.length / 3;
+      this.callsSeen += toolCallsIn(items);
       const { maxCalls } = this.request.limits;
       if (this.callsSeen > maxCalls) {
         this.stopSlice(limitFailure('maxCalls', maxCalls));
@@ -280,7 +282,7 @@ class IsolateRun implements StoppableRun {
     if (this.inFlight === 0 && this.outcomes.idle && !this.locating) {
       this.finish({
         kind: 'thrown',
-        message: 'The program can never finish: it awaits a promise that nothing will settle (no tool call is pending, and there are no timers).',
+        message: 'The program can never finish: it awaits a promise that nothing will settle (no tool call or sleep is pending).',
       });
     }
   }
@@ -477,6 +479,13 @@ class IsolateRun implements StoppableRun {
     else if (this.inSlice && !this.offThread) this.disposeAfterSlice = true;
     else disposeQuietly(isolate);
   }
+}
+
+/** Calls of a `calls` message that count against maxCalls: all but `sleep` (codegen/sleep.ts). */
+function toolCallsIn(items: unknown[]): number {
+  let calls = 0;
+  for (let i = 1; i < items.length; i += 3) if (items[i] !== SLEEP_CALL) calls++;
+  return calls;
 }
 
 /** Characters of result JSON in a batch of outcomes (`[id, ok, jsonOrToolName, message, ...]`). */

@@ -2,7 +2,8 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { fixtureTools } from '../../codegen/fixtures/fixture-tools.js';
 import { syntheticCatalog } from '../../examples/tool-catalog.js';
 import { createToolHost, defineTool, type Tool } from '../../tools/index.js';
-import { createToolSearchTool, DEFAULT_DESCRIPTION_BUDGET, estimateTokens } from '../discovery/index.js';
+import { createToolSearchTool, DEFAULT_DESCRIPTION_BUDGET, estimateTokens, MIN_DESCRIPTION_TOKENS } from '../discovery/index.js';
+import { languageLevelLine, MAX_SLEEP_MS } from '../../codegen/index.js';
 import { toolTypesOf } from '../discovery/visible-tools.js';
 import { createRunCodeTool, type RunCodeOptions } from './run-code-tool.js';
 import { DEFAULT_RUN_LIMITS } from './limits.js';
@@ -148,6 +149,23 @@ describe('what the description says about spills and denials', () => {
     );
     expect(spill(runCodeDescription(base).text)).toBe('If the result plus logs exceed 2000 bytes, the larger part is replaced by { spilled: { id, bytes }, head, tail }: it is kept whole, but you see only its start and end, so return less.');
     expect(described([fixtureTools[0]!], { limits: { maxOutputBytes: 2_000 } })).toContain('call `spill_read({ id, offset })` yourself');
+  });
+
+  it('states the language level the type check enforces, as codegen reads it from the checker\'s options, in every form', () => {
+    const line = languageLevelLine();
+    expect(line).toMatch(/^Type check: TypeScript \d+\.\d+, target ES\d{4}, lib es\d{4}.*; strict on; noUncheckedIndexedAccess off .*exactOptionalPropertyTypes off /);
+    expect(runCodeDescription(base).text.split('\n')).toContain(line);
+    expect(described(fixtureTools, { discovery: 'index' }).split('\n')).toContain(line);
+    expect(described(fixtureTools, { discovery: 'full' }).split('\n')).toContain(line);
+    // The fixed text leaves most of the smallest budget the description may have to the tools.
+    expect(estimateTokens(runCodeDescription(base).text)).toBeLessThan(MIN_DESCRIPTION_TOKENS * 0.6);
+  });
+
+  it('offers sleep for waiting before a retry, with its cap, and says there are no other timers', () => {
+    const lines = runCodeDescription(base).text.split('\n');
+    expect(lines).toContain(`To wait, for instance before retrying a rate-limited call, use \`await sleep(ms)\`: at most ${MAX_SLEEP_MS} ms per call, counted in the wall time, not the CPU time. There are no other timers (no \`setTimeout\` or \`setInterval\`).`);
+    expect(lines).toContain('There is no `require`, `import`, `process` or `fetch`; only `tools`, `ToolCallError`, `console`, `sleep` and the standard JavaScript built-ins.');
+    expect(described(fixtureTools, { discovery: 'index' })).toContain('`await sleep(ms)`');
   });
 
   it('names the prefix every denial message starts with', () => {

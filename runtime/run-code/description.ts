@@ -14,7 +14,7 @@
  * exact diagnostics.
  */
 import { DENIAL_MESSAGE_PREFIX } from '../../bridge/index.js';
-import type { GeneratedToolTypes } from '../../codegen/index.js';
+import { languageLevelLine, MAX_SLEEP_MS, type GeneratedToolTypes } from '../../codegen/index.js';
 import type { Tool } from '../../tools/index.js';
 import { estimateTokens, toolIndexListing, type DescriptionBudget } from '../discovery/index.js';
 import type { RunLimits } from '../program-runner.js';
@@ -59,6 +59,9 @@ export interface DescribedCompanions {
   readonly spillRead?: string | undefined;
 }
 
+/** What the type check enforces (codegen's language-level.ts, read from the checker's own options); made once. */
+let languageLine: string | undefined;
+
 function spillSentence(limits: RunLimits, spillRead: string | undefined): string {
   const what = `If the result plus logs exceed ${limits.maxOutputBytes} bytes, the larger part is replaced by { spilled: { id, bytes }, head, tail }: it is kept whole, but you see only its start and end`;
   if (spillRead === undefined) return `${what}, so return less.`;
@@ -73,7 +76,9 @@ function preamble(limits: RunLimits, spillRead: string | undefined): string[] {
     'A call that fails throws `ToolCallError` (`name`, `toolName`, `message`; `e instanceof ToolCallError` works).',
     `A call denied by policy (a guard, a policy listener or an approver refused it, or its result was withheld) throws a \`ToolCallError\` whose message starts with "${DENIAL_MESSAGE_PREFIX}"; no other failure's message does. A denial is final: do not retry it or work around it.`,
     'Every call goes through the same policy, approvals and audit as a direct call. Tool results stay inside the program unless you return or log them, so return only what you need.',
-    'There is no `require`, `import`, `process`, `fetch` or timers; only `tools`, `ToolCallError`, `console` and the standard JavaScript built-ins.',
+    'There is no `require`, `import`, `process` or `fetch`; only `tools`, `ToolCallError`, `console`, `sleep` and the standard JavaScript built-ins.',
+    `To wait, for instance before retrying a rate-limited call, use \`await sleep(ms)\`: at most ${MAX_SLEEP_MS} ms per call, counted in the wall time, not the CPU time. There are no other timers (no \`setTimeout\` or \`setInterval\`).`,
+    (languageLine ??= languageLevelLine()),
     `Limits: ${limits.cpuMs} ms CPU, ${limits.wallMs} ms wall time, ${limits.memoryMb} MB memory, ${limits.maxCalls} tool calls. Hitting one ends the run with an error naming it. Up to ${limits.maxInFlight} calls run at once and the rest wait their turn, so Promise.all over many calls needs no batching.`,
     spillSentence(limits, spillRead),
   ];

@@ -7,6 +7,7 @@
 import { createContext, Script } from 'node:vm';
 import type { GuestBridge, ProgramRunner, RunOutcome, RunRequest } from '../program-runner.js';
 import { errorText } from '../../tools/index.js';
+import { SLEEP_CALL } from '../../codegen/index.js';
 
 const WRAPPER_LINES = 1;
 
@@ -40,7 +41,12 @@ export function createVmRunnerForBenchmarks(): ProgramRunner {
       const console = Object.fromEntries(
         (['log', 'info', 'warn', 'error', 'debug'] as const).map((level) => [level, (...xs: unknown[]) => bridge.log(level, xs.map((x) => (typeof x === 'string' ? x : JSON.stringify(x))).join(' '))]),
       );
-      const context = createContext({ tools: Object.freeze(tools), ToolCallError, console });
+      // `sleep` crosses as the guest's does: a call to its reserved name, settled by the bridge.
+      const sleep = async (ms: number) => {
+        const outcome = await bridge.call(SLEEP_CALL, JSON.stringify({ ms: Math.max(0, Math.min(ms, 1e300)) }));
+        if (!outcome.ok) throw new Error(outcome.message);
+      };
+      const context = createContext({ tools: Object.freeze(tools), ToolCallError, console, sleep });
       let main: () => Promise<unknown>;
       try {
         main = new Script(`(async function () {\n${request.js}\n})`, { filename: 'program.js' }).runInContext(context) as () => Promise<unknown>;

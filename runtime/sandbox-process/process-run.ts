@@ -5,7 +5,8 @@
  * Trust: the sandbox process is assumed compromised. Every message is checked before anything
  * reaches the bridge: its shape by readWorkerMessage (wire.ts; a malformed frame kills the
  * process), then what it means here: it must be for this run (anything for another run, or after this run
- * ended, is dropped and reported as a late call, as are the late calls the worker itself dropped), calls must name a tool the program can see,
+ * ended, is dropped and reported as a late call, as are the late calls the worker itself dropped), calls must name a tool the program can see
+ * (or `#sleep`, the program's `sleep`),
  * with unique ids and arguments within `maxArgBytes`; logs count against `maxLogBytes`; the final
  * outcome is rebuilt field by field (a limit's value is the host's, not the child's). A
  * malformed message kills the process and ends the run as a crash.
@@ -17,6 +18,7 @@
  */
 import { subscribeAbort } from '../../tools/index.js';
 import { jsonDepth, limitFailure, limitText, MAX_RECORDED_LATE_CALLS } from '../../bridge/index.js';
+import { SLEEP_CALL } from '../../codegen/index.js';
 import type { GuestBridge, GuestCallOutcome, RunFailure, RunOutcome, RunRequest } from '../program-runner.js';
 import type { CallItems, LogLevel } from '../isolate/guest/protocol.js';
 import type { LateCallAwareBridge, LateCallEvent, RelayBridge } from '../isolate/index.js';
@@ -253,7 +255,8 @@ class ProcessRun implements StoppableRun {
       const name = items[i + 1] as string;
       const argsJson = items[i + 2] as string;
       if (!Number.isSafeInteger(id) || id <= this.lastId) return this.hostile('a call id is not larger than the previous one');
-      if (!this.toolNames.has(name)) return this.hostile('a call names a tool the program cannot see');
+      // `sleep` crosses as a call to its reserved name (codegen/sleep.ts); the bridge settles it.
+      if (!this.toolNames.has(name) && name !== SLEEP_CALL) return this.hostile('a call names a tool the program cannot see');
       if (overBytes(argsJson, maxArgBytes)) return this.hostile(`call arguments are not text within ${limitText('maxArgBytes', maxArgBytes)}`);
       this.lastId = id;
       this.callsReceived++;

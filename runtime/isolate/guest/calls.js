@@ -4,6 +4,8 @@
  * once (json.js), queues the call and returns a promise; the calls queued in one microtask turn
  * go to the host in one message (protocol.ts `calls`, or `call1` for a single call). The host
  * pushes outcomes back in with `entry('deliver' | 'deliver1', ...)` (program.js), in a later slice.
+ * `sleep(ms)` is a call too, to the reserved name `#sleep` (codegen/sleep.ts): the host settles it
+ * with a timer, and it resolves to undefined (or rejects with a plain Error in the host's words).
  */
 // A call waiting for its outcome. Class fields are defined, not assigned, so a setter the program
 // puts on Object.prototype never sees these.
@@ -110,6 +112,15 @@ const deliverOne = (/** @param {number} id @param {number} ok @param {string} js
   if (call === undefined) return;
   pending[id] = undefined;
   pendingCount--;
+  if (call.name === SLEEP_CALL) {
+    sleepsWaiting--;
+    if (ok === 1) { ReflectApply(call.resolve, undefined, [undefined]); return; }
+    const failure = new ErrorCtor(message);
+    ReflectApply(WeakMapSet, callSites, [failure, call.site]);
+    ReflectApply(PromiseThen, call.promise, [undefined, ignore]);
+    ReflectApply(call.reject, undefined, [failure]);
+    return;
+  }
   if (ok === 1) {
     let value;
     try { value = JSONParse(jsonOrToolName); } catch {
@@ -132,3 +143,35 @@ const deliverOne = (/** @param {number} id @param {number} ok @param {string} js
 const deliver = (/** @param {import('./protocol.js').OutcomeBatch} items */ function deliver(items) {
   for (let i = 0; i + 3 < items.length; i += 4) deliverOne(/** @type {number} */ (items[i]), /** @type {number} */ (items[i + 1]), /** @type {string} */ (items[i + 2]), /** @type {string} */ (items[i + 3]));
 });
+// `sleep(ms)`: a call to the reserved name (see the note at the top). The host clamps `ms` to its
+// cap and refuses what is not a finite number; here NaN and non-numbers are refused at once, a
+// negative wait is 0 and an infinite one the largest JSON number, so the text is always JSON.
+const SLEEP_CALL = '#sleep';
+let sleepsWaiting = 0;
+const sleep = (/** @param {unknown} ms @returns {Promise<void>} */ function sleep(ms) {
+  /** @type {CallSite} */
+  const site = { __proto__: null };
+  ErrorCaptureStackTrace(site, sleep);
+  const promise = new PromiseCtor(captureSettlers);
+  const maxSleeps = /** @type {RunCaps} */ (caps).maxSleeps;
+  if (typeof ms !== 'number' || ms !== ms || sleepsWaiting >= maxSleeps) {
+    const refusal = typeof ms !== 'number' || ms !== ms
+      ? new TypeErrorCtor('sleep(ms) takes a number of milliseconds; got ' + (typeof ms === 'number' ? 'NaN' : typeof ms) + '.')
+      : new ErrorCtor('sleep(ms) was refused: ' + maxSleeps + ' sleeps of this run are already waiting, the most at once.');
+    ReflectApply(WeakMapSet, callSites, [refusal, site]);
+    ReflectApply(PromiseThen, promise, [undefined, ignore]);
+    executorReject(refusal);
+    return /** @type {Promise<void>} */ (promise);
+  }
+  const wait = ms < 0 ? 0 : ms > 1e300 ? 1e300 : ms;
+  const id = nextId++;
+  pending[id] = new PendingCall(executorResolve, executorReject, SLEEP_CALL, site, promise);
+  pendingCount++;
+  sleepsWaiting++;
+  const at = queue.length;
+  queue[at] = id; queue[at + 1] = SLEEP_CALL; queue[at + 2] = '{"ms":' + StringCtor(wait) + '}';
+  scheduleFlush();
+  return /** @type {Promise<void>} */ (promise);
+});
+ObjectFreeze(sleep);
+ObjectDefineProperty(G, 'sleep', { value: sleep, writable: false, enumerable: false, configurable: false });

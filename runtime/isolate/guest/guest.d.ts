@@ -33,6 +33,7 @@ interface RunCaps {
   readonly __proto__?: null;
   readonly maxLogBytes: number;
   readonly maxResultBytes: number;
+  readonly maxSleeps: number;
   readonly argCaps: JsonCaps;
   readonly resultCaps: JsonCaps;
 }

@@ -40,6 +40,7 @@ const PromiseProto = Promise.prototype;
 const PromiseThen = Promise.prototype.then;
 const PromiseResolved = Promise.resolve();
 const ErrorCtor = Error;
+const TypeErrorCtor = TypeError;
 const ErrorCaptureStackTrace = Error.captureStackTrace;
 // `x instanceof ErrorCtor` would ask Error[Symbol.hasInstance], which a program can define.
 const FunctionHasInstance = Function.prototype[Symbol.hasInstance];

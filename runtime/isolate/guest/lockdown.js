@@ -14,7 +14,7 @@
  * - The code is strict: V8 then hides `this` and the function of these frames from
  *   `Error.prepareStackTrace` call sites, so a program's stack hook sees nothing of ours.
  * - The global scope is reduced to an allow-list of ECMAScript builtins (fail closed: whatever
- *   else an engine or isolated-vm adds is deleted), plus `tools`, `ToolCallError`, `console`.
+ *   else an engine or isolated-vm adds is deleted), plus `tools`, `ToolCallError`, `console`, `sleep`.
  *   `WebAssembly`, `SharedArrayBuffer`, `Atomics`, `WeakRef`, `FinalizationRegistry` and V8's own
  *   `console` are removed. `eval` and `Function` stay: they only reach this isolate.
  * - Only strings and numbers leave the isolate (protocol.ts). Arguments, the return value and

@@ -151,6 +151,7 @@ const start = (/** @param {import('./protocol.js').StartData} data */ function s
   caps = { __proto__: null,
     maxLogBytes: c.maxLogBytes,
     maxResultBytes: c.maxResultBytes,
+    maxSleeps: c.maxSleeps,
     argCaps: { __proto__: null, maxBytes: c.maxArgBytes, maxDepth: c.maxArgDepth, maxNodes: c.maxArgNodes, bytesLimit: 'maxArgBytes', depthLimit: 'maxArgDepth', nodesLimit: 'maxArgNodes' },
     resultCaps: { __proto__: null, maxBytes: c.maxResultBytes, maxDepth: 512, maxNodes: 1e15, bytesLimit: 'maxResultBytes', depthLimit: undefined, nodesLimit: undefined },
   };

@@ -79,6 +79,8 @@ export interface GuestCaps {
   readonly maxArgBytes: number;
   readonly maxArgDepth: number;
   readonly maxArgNodes: number;
+  /** Sleeps that may wait at once (codegen/sleep.ts MAX_SLEEPS_AT_ONCE): one more is refused in the guest. */
+  readonly maxSleeps: number;
 }
 
 /** The first argument of `entry`. */

@@ -45,7 +45,7 @@ export interface VmGuest {
 }
 
 /** Caps generous enough for ordinary programs. */
-export const VM_GUEST_CAPS: GuestCaps = { maxLogBytes: 64 * 1024, maxResultBytes: 256 * 1024, maxArgBytes: 64 * 1024, maxArgDepth: 32, maxArgNodes: 10_000 };
+export const VM_GUEST_CAPS: GuestCaps = { maxLogBytes: 64 * 1024, maxResultBytes: 256 * 1024, maxArgBytes: 64 * 1024, maxArgDepth: 32, maxArgNodes: 10_000, maxSleeps: 1_000 };
 
 /** Copies a list of primitives out of the context (read by index: nothing the program patched runs). */
 function copyItems(items: unknown): (string | number)[] {

@@ -39,6 +39,8 @@ export type {
 export { createToolHost, decision, DEFAULT_APPROVAL_TIMEOUT_MS, ON_REGISTER } from './tools/index.js';
 export type {
   ApprovalChannel,
+  ApprovalRequest,
+  DurableDecision,
   ExecuteMiddleware,
   HookDispatch,
   PostExecuteListener,
@@ -127,6 +129,9 @@ export type {
   JobStartEvent,
   JsonlProblem,
   PtcCallRefusedEvent,
+  PtcRunSuspendedEvent,
+  PtcRunResumedEvent,
+  PendingApprovalInfo,
   PtcDispatchEvent,
   PtcRunEndEvent,
   PtcRunStartEvent,

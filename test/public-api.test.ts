@@ -39,10 +39,14 @@ const INTERNAL_TO_LAYERS: Readonly<Record<string, string>> = {
   secretEnvValues: "the values of an environment's secret-named variables, for redactSecrets (cli)",
   RedactOptions: "redactSecrets' options",
   redactResumeTokens: 'hides resume tokens in trace text no writer redacted, before a terminal shows it (cli)',
+  DURABLE_CALL: "the call-options key a durable run's bridge sets on its children, and resume on run_code (runtime)",
+  durableCallOf: 'reads that part of call options (runtime)',
+  DurableCall: 'its shape',
+  DurableCallOptions: 'call options with it',
 };
 
 /** The type-only names among them (no runtime value to find). */
-const INTERNAL_TYPES: readonly string[] = ['VisibleTextOptions', 'RedactOptions'];
+const INTERNAL_TYPES: readonly string[] = ['VisibleTextOptions', 'RedactOptions', 'DurableCall', 'DurableCallOptions'];
 
 /** Case-insensitive, then exact: the order index.ts files list names in. */
 const byName = (a: string, b: string) => a.toLowerCase().localeCompare(b.toLowerCase(), 'en') || (a < b ? -1 : a > b ? 1 : 0);

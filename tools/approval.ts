@@ -8,13 +8,31 @@
 import { clipText, errorText } from './errors.js';
 import type { AgentRef, ToolExecution } from './types.js';
 
-/** The approval channel passed to `createToolHost`. */
-export interface ApprovalChannel {
-  request(req: { execution: ToolExecution; reason: string; signal: AbortSignal }): Promise<'allow-once' | 'deny'>;
+/** What the approval channel is asked. */
+export interface ApprovalRequest {
+  readonly execution: ToolExecution;
+  readonly reason: string;
+  /** Aborted when the call no longer needs an answer (its abort, the timeout, or it settled). */
+  readonly signal: AbortSignal;
+  /**
+   * True for a call of a durable run: the channel may answer `'defer'` (a person answers later,
+   * through `runCode.resume`; the run suspends and frees its process). Elsewhere `'defer'` denies.
+   */
+  readonly deferrable?: boolean;
+  /** For a deferrable call: the id its later decision names (`resume({ decisions: [{ approvalId }] })`). */
+  readonly approvalId?: string;
 }
 
-/** The approver's answer, with a reason when denied. */
-export type ApprovalOutcome = { readonly approved: true } | { readonly approved: false; readonly reason: string };
+/** The approval channel passed to `createToolHost`. */
+export interface ApprovalChannel {
+  request(req: ApprovalRequest): Promise<'allow-once' | 'deny' | 'defer'>;
+}
+
+/** The approver's answer, with a reason when denied; `deferred` for a durable run's call left to a person. */
+export type ApprovalOutcome =
+  | { readonly approved: true }
+  | { readonly approved: false; readonly reason: string; readonly deferred?: false }
+  | { readonly approved: false; readonly deferred: true; readonly reason: string };
 
 /** Default time a person has to answer before the call is denied. */
 export const DEFAULT_APPROVAL_TIMEOUT_MS = 10 * 60_000;
@@ -27,8 +45,10 @@ export async function requestApproval(options: {
   reason: string;
   signal: AbortSignal;
   timeoutMs: number;
+  /** The call belongs to a durable run and may be deferred, under this approval id. */
+  deferrable?: { readonly approvalId: string };
 }): Promise<ApprovalOutcome> {
-  const { channel, agent, execution, reason, signal, timeoutMs } = options;
+  const { channel, agent, execution, reason, signal, timeoutMs, deferrable } = options;
   if (!channel) return { approved: false, reason: `unavailable: no approval channel to ask (${reason})` };
   if (!agent) return { approved: false, reason: `unavailable: no agent to ask for (${reason})` };
   if (signal.aborted) return { approved: false, reason: 'aborted before approval' };
@@ -49,8 +69,11 @@ export async function requestApproval(options: {
   });
   const ask = (async (): Promise<ApprovalOutcome> => {
     try {
-      const answer = await channel.request({ execution, reason, signal: local.signal });
+      const answer = await channel.request(deferrable ? { execution, reason, signal: local.signal, deferrable: true, approvalId: deferrable.approvalId } : { execution, reason, signal: local.signal });
       if (answer === 'allow-once') return { approved: true };
+      if (answer === 'defer') {
+        return deferrable ? { approved: false, deferred: true, reason } : { approved: false, reason: `unavailable: the approver deferred the decision, but this call cannot wait for a later one (only a durable run's calls can) (${reason})` };
+      }
       return { approved: false, reason: answer === 'deny' ? `denied by approver (${reason})` : `approval channel gave no valid answer (${reason})` };
     } catch (err) {
       return { approved: false, reason: `approval failed: ${clipText(errorText(err))}` };

@@ -57,6 +57,13 @@ export interface ToolDefinition<P extends ParametersInput, O extends OutputSchem
    * (run_code ends its run, and the run's events), so those events come before the result.
    */
   readonly abortGraceMs?: number;
+  /**
+   * Running this call twice with the same `exec.idempotencyKey` has the effect of running it
+   * once (the tool passes the key to its API, or does nothing but read). In a durable run, a call
+   * whose body had started when its host died runs again on resume only when this is `true`;
+   * otherwise the program gets a ToolCallError saying it may have completed. Default false.
+   */
+  readonly idempotent?: boolean;
   /** UI card while the call runs. Pure (no I/O, clock, randomness, session state); see tools/cards. */
   presentCall?(args: ArgsOf<P>): PendingCard | undefined;
   /** UI card once the call succeeded. Pure, like `presentCall`; it also runs on session replay. */
@@ -128,6 +135,8 @@ export function defineTool<const P extends ParametersInput = {}, const O extends
     fail('abortGraceMs', `must be an integer from 0 to ${MAX_ABORT_GRACE_MS} (ms)`);
   }
 
+  if (def.idempotent !== undefined && typeof def.idempotent !== 'boolean') fail('idempotent', 'must be true or false');
+
   for (const field of ['presentCall', 'presentResult'] as const) {
     if (def[field] !== undefined && typeof def[field] !== 'function') fail(field, 'must be a function returning a card or undefined');
   }
@@ -148,6 +157,7 @@ export function defineTool<const P extends ParametersInput = {}, const O extends
     execute: def.execute as Tool['execute'],
     ...(def.isConcurrencySafe !== undefined ? { isConcurrencySafe: def.isConcurrencySafe } : {}),
     ...(grace !== undefined && grace !== 0 ? { abortGraceMs: grace as number } : {}),
+    ...(def.idempotent === true ? { idempotent: true } : {}),
     ...(def.presentCall ? { presentCall: wrapPresentCall(parameters, def.presentCall.bind(def) as (args: never) => unknown) } : {}),
     ...(def.presentResult
       ? { presentResult: wrapPresentResult(parameters, outputSchema, def.presentResult.bind(def) as (args: never, value: never) => unknown) }

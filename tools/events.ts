@@ -22,7 +22,9 @@ export type DecisionBy =
   /** The host's approval channel answered. */
   | { readonly kind: 'approval' }
   /** A person approved this call in the framework's own flow (`CallOptions.approved`). */
-  | { readonly kind: 'approval'; readonly via: 'framework'; readonly framework: string; readonly approvalId?: string; readonly note?: string };
+  | { readonly kind: 'approval'; readonly via: 'framework'; readonly framework: string; readonly approvalId?: string; readonly note?: string }
+  /** A person decided a durable run's deferred call, given to `runCode.resume` (`by`: who, as the app said). */
+  | { readonly kind: 'approval'; readonly via: 'durable'; readonly approvalId: string; readonly by?: string };
 
 interface Stamp {
   readonly seq: number;
@@ -46,7 +48,8 @@ export interface ToolDecisionEvent extends Stamp {
   readonly callId: string;
   readonly toolName: string;
   readonly stage: 'policy' | 'approval';
-  readonly decision: 'allow' | 'deny' | 'ask';
+  /** `defer`: the approval channel deferred a durable run's call to a person who answers later (the run suspends). */
+  readonly decision: 'allow' | 'deny' | 'ask' | 'defer';
   readonly by: DecisionBy;
   readonly reason?: string;
 }
@@ -84,6 +87,45 @@ export interface PtcRunEndEvent extends Stamp {
   /** Child calls dispatched during the run. */
   readonly calls: number;
   readonly durationMs: number;
+}
+
+/** A durable run's approval waiting for a person (never the resume token). */
+export interface PendingApprovalInfo {
+  readonly approvalId: string;
+  readonly toolName: string;
+  readonly reason: string;
+}
+
+/**
+ * A durable run suspended: its process was freed and it waits for a person's decisions. Emitted
+ * before its `ptc/run-end` (outcome `aborted`); the resume token is never in it.
+ */
+export interface PtcRunSuspendedEvent extends Stamp {
+  readonly type: 'ptc/run-suspended';
+  readonly callId: string;
+  readonly tokenId: string;
+  readonly runId: string;
+  readonly pending: readonly PendingApprovalInfo[];
+  /** When the run stops being resumable (epoch ms). */
+  readonly expiresAt: number;
+}
+
+/**
+ * A durable run resumed (possibly on another host): `segment` counts its resumes from 1;
+ * `prevTraceHead` is the head of the trace chain it was suspended in, as anchored in its store,
+ * so `ptc trace verify a.jsonl b.jsonl` can check the link. Emitted after the new segment's
+ * `ptc/run-start`; the replayed calls emit nothing.
+ */
+export interface PtcRunResumedEvent extends Stamp {
+  readonly type: 'ptc/run-resumed';
+  readonly callId: string;
+  readonly tokenId: string;
+  readonly runId: string;
+  readonly segment: number;
+  /** Calls the journal answered without running them again. */
+  readonly replayedCalls: number;
+  readonly decisions: readonly { readonly approvalId: string; readonly decision: 'allow-once' | 'deny'; readonly by?: string }[];
+  readonly prevTraceHead?: { readonly traceId: string; readonly seq: number; readonly hash: string };
 }
 
 /** A call reached the bridge after its run's token was revoked (a leaked promise): refused, and recorded once. */
@@ -146,6 +188,8 @@ export type ToolEvent =
   | PtcRunStartEvent
   | PtcRunEndEvent
   | PtcCallRefusedEvent
+  | PtcRunSuspendedEvent
+  | PtcRunResumedEvent
   | JobStartEvent
   | JobProgressEvent
   | JobEndEvent;

@@ -17,6 +17,7 @@ import type { HookLists } from './hooks.js';
 import type { Tool, ToolExecContext, ToolHost } from './tool-types.js';
 import type { JsonValue } from './json.js';
 import type { AgentRef, ToolExecution, ToolOrigin } from './types.js';
+import { DURABLE_CALL, type DurableCall } from './durable-call.js';
 
 /** A signal that never aborts: the default of a call without one (and a fast path here). */
 export const NEVER_ABORTED: AbortSignal = new AbortController().signal;
@@ -31,6 +32,8 @@ export interface ExecuteBodyOptions {
   readonly host: ToolHost;
   /** The caller's signal. */
   readonly signal: AbortSignal;
+  /** A durable run's part: the idempotency key, and run_code's resume plan (durable-call.ts). */
+  readonly durable?: DurableCall;
 }
 
 /** How the body step ended: with the raw value (before step 7), or aborted by the caller. */
@@ -39,7 +42,7 @@ export type BodyOutcome = { readonly aborted: false; readonly raw: unknown } | {
 /** Runs step 6. Rejects with what the body or a middleware threw. */
 export async function executeBody(options: ExecuteBodyOptions): Promise<BodyOutcome> {
   const { tool, args, execution, hooks, signal } = options;
-  const exec = new CallContext({ execution, host: options.host, caller: signal });
+  const exec = new CallContext({ execution, host: options.host, caller: signal, durable: options.durable });
   let over = false;
   try {
     const chain = runMiddleware(hooks, execution, () => tool.execute(args, exec), () => over);
@@ -62,16 +65,21 @@ class CallContext implements ToolExecContext {
   readonly toolName: string;
   readonly origin: ToolOrigin;
   readonly host: ToolHost;
+  declare readonly idempotencyKey?: string;
+  declare readonly [DURABLE_CALL]?: unknown;
   #caller: AbortSignal;
   #own: AbortController | undefined;
 
-  constructor(options: { readonly execution: ToolExecution; readonly host: ToolHost; readonly caller: AbortSignal }) {
+  constructor(options: { readonly execution: ToolExecution; readonly host: ToolHost; readonly caller: AbortSignal; readonly durable?: DurableCall | undefined }) {
     const { execution } = options;
     this.callId = execution.callId;
     this.toolName = execution.toolName;
     if (execution.agent) (this as { agent?: AgentRef }).agent = execution.agent;
     this.origin = execution.origin;
     this.host = options.host;
+    const { durable } = options;
+    if (durable?.idempotencyKey !== undefined) (this as { idempotencyKey?: string }).idempotencyKey = durable.idempotencyKey;
+    if (durable?.resume !== undefined) Object.defineProperty(this, DURABLE_CALL, { value: durable.resume, enumerable: true });
     this.#caller = options.caller;
     Object.freeze(this);
   }

@@ -22,7 +22,9 @@ export type {
 export { createToolHost, ON_REGISTER } from './host.js';
 export type { ToolHostOptions } from './host.js';
 export type { ExecuteMiddleware, HookDispatch, PostExecuteListener, PreExecuteListener, ToolGuard, ToolHooks } from './hooks.js';
-export type { ApprovalChannel } from './approval.js';
+export type { ApprovalChannel, ApprovalRequest } from './approval.js';
+export { DURABLE_CALL, durableCallOf } from './durable-call.js';
+export type { DurableCall, DurableCallOptions, DurableDecision } from './durable-call.js';
 export { DEFAULT_APPROVAL_TIMEOUT_MS } from './approval.js';
 export { decision } from './decision.js';
 export { CallScheduler } from './scheduler.js';
@@ -41,6 +43,9 @@ export type {
   JobProgressInfo,
   JobStartEvent,
   PtcCallRefusedEvent,
+  PtcRunSuspendedEvent,
+  PtcRunResumedEvent,
+  PendingApprovalInfo,
   PtcDispatchEvent,
   PtcRunEndEvent,
   PtcRunStartEvent,

@@ -19,6 +19,7 @@ import { requestApproval, type ApprovalChannel } from './approval.js';
 import { executeBody, NEVER_ABORTED, type BodyOutcome } from './execute-body.js';
 import { callProblems, isAgentRef, MODEL_ORIGIN, readApprovalEvidence, readOrigin } from './call-options.js';
 import { renderContent, textContent } from './render.js';
+import { durableCallOf, type DurableCall } from './durable-call.js';
 import type { Tool, ToolHost } from './tool-types.js';
 import type { CallOptions, ToolCall, ToolErrorKind, ToolExecution, ToolOrigin, ToolResult } from './types.js';
 
@@ -170,6 +171,10 @@ export async function runPipeline(env: PipelineEnv, call: ToolCall, options: Cal
     return refuseEarly('invalid-call', approved === undefined ? callProblems.malformedApproval(toolName) : callProblems.approvalFromProgram(toolName));
   }
 
+  // A durable run's hooks apply to its own children only; a resume plan to any call (see durable-call.ts).
+  const durableGiven = durableCallOf(options);
+  const durable: DurableCall | undefined = durableGiven === undefined ? undefined : origin.kind === 'ptc' ? durableGiven : durableGiven.resume === undefined ? undefined : { resume: durableGiven.resume };
+
   // 1. Look the tool up (own entries only).
   const tool = env.lookup(rawName);
   if (!tool) {
@@ -215,35 +220,56 @@ export async function runPipeline(env: PipelineEnv, call: ToolCall, options: Cal
 
   // 5. Ask: allowed once, or denied. A person who already approved this call in the framework's
   // own flow answered it: the channel is not asked again (guards and denials above still hold).
-  if (pre.decision.type === 'ask') {
-    const answer = approved
-      ? { approved: true as const }
-      : await requestApproval({
-          channel: env.approval,
-          agent,
-          execution,
-          reason: pre.decision.reason,
-          signal,
-          timeoutMs: env.approvalTimeoutMs,
-        });
+  // In a durable run, a person's decision given to resume answers it; the channel may defer it.
+  const decided = durable?.decision;
+  if (pre.decision.type === 'ask' || decided?.decision === 'deny') {
+    const reason = pre.decision.type === 'ask' ? pre.decision.reason : 'the person who decided this call denied it';
+    const answer = decided
+      ? decided.decision === 'allow-once'
+        ? { approved: true as const }
+        : { approved: false as const, reason: `denied by ${decided.by ? `${decided.by}, ` : ''}the person who decided (${reason})` }
+      : approved
+        ? { approved: true as const }
+        : await requestApproval({
+            channel: env.approval,
+            agent,
+            execution,
+            reason,
+            signal,
+            timeoutMs: env.approvalTimeoutMs,
+            ...(durable?.deferrable && durable.approvalId !== undefined ? { deferrable: { approvalId: durable.approvalId } } : {}),
+          });
+    const deferred = !answer.approved && answer.deferred === true;
     env.emit({
       type: 'tool/decision',
       callId,
       toolName,
       stage: 'approval',
-      decision: answer.approved ? 'allow' : 'deny',
-      by: approved ? { kind: 'approval', via: 'framework', ...approved } : { kind: 'approval' },
+      decision: answer.approved ? 'allow' : deferred ? 'defer' : 'deny',
+      by: decided ? { kind: 'approval', via: 'durable', approvalId: decided.approvalId, ...(decided.by !== undefined ? { by: decided.by } : {}) } : approved ? { kind: 'approval', via: 'framework', ...approved } : { kind: 'approval' },
       ...(answer.approved ? {} : { reason: answer.reason }),
     });
+    if (deferred) {
+      return failure('deferred', `The call to "${toolName}" waits for a person's decision (${answer.reason}).`, { deferred: { approvalId: durable!.approvalId!, reason: answer.reason }, additionalContexts });
+    }
     if (!answer.approved) return deny('approval', answer.reason);
   }
   if (signal.aborted) return failure('aborted', `The call to "${toolName}" was cancelled before it started.`, { additionalContexts });
+  // A durable run records the call's start before its body runs (write-ahead).
+  if (durable?.beforeBody !== undefined) {
+    try {
+      await durable.beforeBody();
+    } catch (err) {
+      return failure('execution', `The call to "${toolName}" did not run: its start could not be recorded (${clipText(errorText(err))}).`, { additionalContexts });
+    }
+    if (signal.aborted) return failure('aborted', `The call to "${toolName}" was cancelled before it started.`, { additionalContexts });
+  }
 
   // 6. The body inside the execute middleware (execute-body.ts), then 7. materialize the result.
   const draft: ResultDraft = { isError: false, additionalContexts, applied: [] };
   let body: BodyOutcome | undefined;
   try {
-    body = await executeBody({ tool, args, execution, hooks: env.hooks, host: env.host, signal });
+    body = await executeBody({ tool, args, execution, hooks: env.hooks, host: env.host, signal, ...(durable ? { durable } : {}) });
   } catch (err) {
     draft.isError = true;
     draft.error = { kind: 'execution', message: `"${toolName}" failed: ${clipText(errorText(err))}` };

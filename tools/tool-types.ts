@@ -45,6 +45,8 @@ export interface Tool<Args = unknown, Value = unknown, ArgsInput = Args> {
   readonly isConcurrencySafe?: unknown;
   /** How long the pipeline waits for `execute` to settle after an abort (see ToolDefinition). */
   readonly abortGraceMs?: number;
+  /** Safe to run again with the same idempotency key (see ToolDefinition). */
+  readonly idempotent?: boolean;
   /** The author's `presentCall`, wrapped: soft-validated, never throws, `undefined` means generic. */
   readonly presentCall?: PresentCall;
   /** The author's `presentResult`, wrapped likewise. */
@@ -63,6 +65,13 @@ export interface ToolExecContext {
   readonly origin: ToolOrigin;
   /** The host running the call (the PTC bridge calls back into it). */
   readonly host: ToolHost;
+  /**
+   * Set for a call of a durable run: the same for this call across replays and resumes of its
+   * run, never for another call. Pass it to the API the tool changes (payments, messages) so
+   * that a call run again after a crash has an effect once. Tools that do declare
+   * `idempotent: true` (see `defineTool`).
+   */
+  readonly idempotencyKey?: string;
 }
 
 /** Content returned by `output.render`: blocks, or a string as one text block. */

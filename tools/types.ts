@@ -77,7 +77,9 @@ export type ToolErrorKind =
   | 'execution'
   | 'invalid-output'
   | 'blocked'
-  | 'render';
+  | 'render'
+  /** A durable run's call waits for a person's later decision (see `ToolResult.deferred`). */
+  | 'deferred';
 
 /** The outcome of one call, presented to the model in call order. Frozen. */
 export interface ToolResult {
@@ -96,6 +98,12 @@ export interface ToolResult {
   readonly blocked?: { readonly reason: string; readonly index: number };
   /** Set on every error: a kind and the readable message (also in `content`). */
   readonly error?: { readonly kind: ToolErrorKind; readonly message: string };
+  /**
+   * Set when the approval channel deferred this call of a durable run to a person who answers
+   * later (`isError`, error kind `deferred`): the body did not run; the run suspends and the
+   * call runs again when the run is resumed with a decision for `approvalId`.
+   */
+  readonly deferred?: { readonly approvalId: string; readonly reason: string };
 }
 
 /** How the scheduler may run a call: alongside siblings, or alone as a barrier. */

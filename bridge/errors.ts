@@ -27,3 +27,19 @@ export class RunAbortedError extends PtcError {
     super(`run_code was aborted: ${detail}`);
   }
 }
+
+/**
+ * A durable run was stopped by its own journal (docs/run-life.md): `suspended` (it waits for a
+ * person and freed its process), `replay-diverged` (a replay saw the program do something the
+ * journal does not have; nothing after it ran) or `journal` (its journal could not be written,
+ * or passed its cap).
+ */
+export class RunStoppedError extends PtcError {
+  override readonly name = 'RunStoppedError';
+  constructor(
+    readonly kind: 'suspended' | 'replay-diverged' | 'journal',
+    readonly detail: string,
+  ) {
+    super(kind === 'suspended' ? `run_code suspended: ${detail}` : kind === 'replay-diverged' ? `The resumed run diverged from its journal: ${detail}` : `The durable run's journal failed: ${detail}`);
+  }
+}

@@ -25,7 +25,7 @@ export type ChildOutcome =
 export const DENIAL_MESSAGE_PREFIX = 'Denied: ';
 
 /** How a child call ended, for the run's `calls` list. */
-export type ChildStatus = 'ok' | 'error' | 'denied';
+export type ChildStatus = 'ok' | 'error' | 'denied' | 'deferred';
 
 /**
  * The guest outcome of a pipeline result, its status and the bytes of JSON handed to the program.
@@ -49,6 +49,8 @@ export function guestOutcomeOf(result: ToolResult): { outcome: ChildOutcome; sta
     return { outcome: { ok: false, toolName, message }, status: 'denied', bytes: 0, madeMs: 0 };
   }
   const message = result.error?.message ?? `The call to "${toolName}" failed.`;
+  // A durable run holds a deferred call's outcome back (the run suspends); it never reaches the program.
+  if (result.deferred) return { outcome: { ok: false, toolName, message }, status: 'deferred', bytes: 0, madeMs: 0 };
   return { outcome: { ok: false, toolName, message }, status: 'error', bytes: 0, madeMs: 0 };
 }
 

@@ -27,10 +27,10 @@
  *   timer (run-sleeps.ts), not a tool call: no pipeline, not in `calls`, not in `maxCalls`.
  */
 import { setMaxListeners } from 'node:events';
-import { CallScheduler, errorText, subscribeAbort, tokenIdOf, type AgentRef, type JsonValue, type ToolHost, type ToolResult } from '../tools/index.js';
+import { CallScheduler, DURABLE_CALL, errorText, subscribeAbort, tokenIdOf, type AgentRef, type CallOptions, type DurableCall, type JsonValue, type ToolHost, type ToolResult } from '../tools/index.js';
 import { openApprovalWaits } from './approval-waits.js';
 import { ChildCalls, type ChildCallRecord } from './child-calls.js';
-import { RunAbortedError, RunLimitError } from './errors.js';
+import { RunAbortedError, RunLimitError, RunStoppedError } from './errors.js';
 import { parseGuestArgs, type ArgCaps } from './guest-args.js';
 import { limitMessage } from './limit-failure.js';
 import { HostWorkBudget } from './host-budget.js';
@@ -68,6 +68,30 @@ export interface RunBridgeOptions {
   readonly cancelGraceMs?: number;
   /** The run's clock: its readings and timers (the deadline, waits, call durations, the close grace); inject in tests. */
   readonly clock?: DeadlineClock;
+  /**
+   * A durable run's stable call-id tag: each child's id is `<parentCallId>/<idTag>.<n>` with `n`
+   * the program's own call number ({@link ChildCallMeta.seq}), the same in every replay.
+   */
+  readonly idTag?: string;
+}
+
+/** What a durable run's relay says about one call it passes on (runtime/durable). */
+export interface ChildCallMeta {
+  /** The program's number of the call (ids are built from it with `idTag`). */
+  readonly seq: number;
+  /** The pipeline hooks of a durable run's call (tools/durable-call.ts). */
+  readonly durable?: DurableCall;
+  /** Hears the pipeline's result (not called for a call the bridge refused itself). */
+  readonly onResult?: (result: ToolResult) => void;
+}
+
+/** A call a replay answered from the journal: recorded in `calls`, counted in `maxCalls`, never dispatched. */
+export interface ReplayedCall {
+  readonly seq: number;
+  /** The tool's name (or the callable name, for a call the bridge had refused). */
+  readonly tool: string;
+  readonly status: ChildCallRecord['status'];
+  readonly ms: number;
 }
 
 /** A console line captured from the program. */
@@ -75,7 +99,8 @@ export type LogLevel = 'log' | 'info' | 'warn' | 'error' | 'debug';
 
 /** How the run ended, as reported in `ptc/run-end`. */
 export interface RunEnd {
-  readonly outcome: 'ok' | 'thrown' | 'limit' | 'crash' | 'aborted';
+  /** `suspended`: a durable run freed its process to wait for a person; `diverged`: its replay did not match its journal. */
+  readonly outcome: 'ok' | 'thrown' | 'limit' | 'crash' | 'aborted' | 'suspended' | 'diverged';
   readonly limit?: { readonly name: string; readonly value: number };
 }
 
@@ -98,7 +123,10 @@ export interface RunReport {
 export interface RunBridge {
   /** What the runner calls (structurally the runtime's `GuestBridge`). */
   readonly guest: {
-    call(name: string, argsJson: string): Promise<ChildOutcome>;
+    /** One call of the program (`meta`: from a durable run's relay). */
+    call(name: string, argsJson: string, meta?: ChildCallMeta): Promise<ChildOutcome>;
+    /** Records a call a durable run's replay answered from its journal. */
+    replayed(call: ReplayedCall): void;
     log(level: LogLevel, text: string): void;
     /**
      * A runner dropped a call that arrived after the run settled (or `count` of them): recorded as
@@ -112,8 +140,10 @@ export interface RunBridge {
   readonly signal: AbortSignal;
   /** Digest of the token, as logged. */
   readonly tokenId: string;
-  /** Why the bridge stopped the run (limit or outside abort), if it did. */
-  readonly stopReason: RunLimitError | RunAbortedError | undefined;
+  /** Why the bridge stopped the run (limit, outside abort, or a durable run's own stop), if it did. */
+  readonly stopReason: RunLimitError | RunAbortedError | RunStoppedError | undefined;
+  /** Stops the run as a durable run's journal decides (suspended, diverged, journal failed). */
+  stopRun(reason: RunStoppedError): void;
   /** Revokes the token, cancels what is still in flight, emits `ptc/run-end`, reports. */
   close(end: RunEnd): Promise<RunReport>;
 }
@@ -140,9 +170,9 @@ export function openRunBridge(options: RunBridgeOptions): RunBridge {
   let childResultBytes = 0;
   let dispatched = 0;
   let revoked = false;
-  let stopReason: RunLimitError | RunAbortedError | undefined;
+  let stopReason: RunLimitError | RunAbortedError | RunStoppedError | undefined;
 
-  const stop = (reason: RunLimitError | RunAbortedError) => {
+  const stop = (reason: RunLimitError | RunAbortedError | RunStoppedError) => {
     if (revoked || stopReason) return;
     stopReason = reason;
     revoked = true;
@@ -193,11 +223,20 @@ export function openRunBridge(options: RunBridgeOptions): RunBridge {
     }
   };
 
-  const call = async (name: string, argsJson: string): Promise<ChildOutcome> => {
+  const idOf = options.idTag === undefined ? () => `${parentCallId}/${runTag}.${dispatched}` : (seq: number) => `${parentCallId}/${options.idTag}.${seq}`;
+  const replayed = ({ seq, tool, status, ms }: ReplayedCall) => {
+    ++dispatched;
+    const entry = calls.add(idOf(seq), safeName(tool));
+    calls.started(entry);
+    calls.settle(entry, status, undefined, entry.startedAt + ms);
+  };
+
+  const call = async (name: string, argsJson: string, meta?: ChildCallMeta): Promise<ChildOutcome> => {
     if (name === SLEEP_CALL) return sleeps.sleep(argsJson);
     if (revoked) return refuseLate(name);
     const label = safeName(name);
-    const id = `${parentCallId}/${runTag}.${++dispatched}`;
+    ++dispatched;
+    const id = idOf(meta?.seq ?? dispatched);
     if (dispatched > limits.maxCalls) {
       stop(new RunLimitError('maxCalls', limits.maxCalls, limitMessage('maxCalls', limits.maxCalls)));
       calls.refused(id, label);
@@ -233,7 +272,7 @@ export function openRunBridge(options: RunBridgeOptions): RunBridge {
         // Until its first await the pipeline looks the tool up, validates and records: host work.
         const started = now();
         try {
-          return host.call({ id, name: toolName, args }, childOptions);
+          return host.call({ id, name: toolName, args }, meta?.durable === undefined ? childOptions : ({ ...childOptions, [DURABLE_CALL]: meta.durable } as CallOptions));
         } finally {
           hostWork.charge(now() - started);
         }
@@ -250,6 +289,13 @@ export function openRunBridge(options: RunBridgeOptions): RunBridge {
     } finally {
       approvalWaits.unwatch(id);
       clock.approvalWait(id, false);
+    }
+    if (meta?.onResult !== undefined) {
+      try {
+        meta.onResult(result);
+      } catch {
+        // the relay's problem
+      }
     }
     const outcomeStarted = now();
     const mapped = guestOutcomeOf(result);
@@ -305,12 +351,13 @@ export function openRunBridge(options: RunBridgeOptions): RunBridge {
   };
 
   return {
-    guest: { call, log, onLateCall, queued },
+    guest: { call, replayed, log, onLateCall, queued },
     signal: runAbort.signal,
     tokenId,
     get stopReason() {
       return stopReason;
     },
+    stopRun: (reason: RunStoppedError) => stop(reason),
     close,
   };
 }

@@ -82,7 +82,8 @@ export interface PtcRunEndEvent extends Stamp {
   readonly type: 'ptc/run-end';
   readonly callId: string;
   readonly tokenId: string;
-  readonly outcome: 'ok' | 'thrown' | 'limit' | 'crash' | 'aborted';
+  /** `suspended`: a durable run waits for a person (see `ptc/run-suspended`); `diverged`: its replay did not match its journal. */
+  readonly outcome: 'ok' | 'thrown' | 'limit' | 'crash' | 'aborted' | 'suspended' | 'diverged';
   readonly limit?: { readonly name: string; readonly value: number };
   /** Child calls dispatched during the run. */
   readonly calls: number;

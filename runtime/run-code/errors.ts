@@ -2,7 +2,7 @@
 import { PtcError } from '../../tools/index.js';
 
 /** Why a run failed. */
-export type RunCodeFailureKind = 'thrown' | 'limit' | 'crash' | 'aborted';
+export type RunCodeFailureKind = 'thrown' | 'limit' | 'crash' | 'aborted' | 'replay-diverged' | 'journal' | 'suspended';
 
 /**
  * A run ended without a result. run_code throws it from `execute`, so the call is `isError` and

@@ -4,7 +4,7 @@
  * message the model reads: what happened, the line in its own code, the limit and its value,
  * then a short summary of calls and the last logs, all clipped.
  */
-import { limitMessage, limitText, RunLimitError, type LimitName, type RunAbortedError, type RunEnd, type RunReport } from '../../bridge/index.js';
+import { limitMessage, limitText, RunLimitError, RunStoppedError, type LimitName, type RunAbortedError, type RunEnd, type RunReport } from '../../bridge/index.js';
 import type { RunLimits, RunOutcome } from '../program-runner.js';
 import type { RunCodeCall } from './call-list.js';
 import { RunCodeError } from './errors.js';
@@ -17,16 +17,23 @@ export type Failure =
   | { kind: 'thrown'; message: string; line?: number; column?: number }
   | { kind: 'limit'; limit: LimitName; value: number; message: string }
   | { kind: 'crash'; message: string }
-  | { kind: 'aborted'; message: string };
+  | { kind: 'aborted'; message: string }
+  /** A durable run's replay did not match its journal; nothing after the difference ran. */
+  | { kind: 'replay-diverged'; message: string }
+  /** A durable run's journal could not be written (its store failed, or it passed its cap). */
+  | { kind: 'journal'; message: string }
+  /** A durable run suspended to wait for a person (not a failure of the program: run_code reports it as a value). */
+  | { kind: 'suspended'; message: string };
 
 /** Cuts `text` to `max` characters, saying so (the text may itself be a cut of something longer). */
 export function clip(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max)}… (cut at ${max} characters)`;
 }
 /** The run's failure, preferring what the bridge knows (it set the limit the runner saw as an abort). */
-export function failureOf(outcome: RunOutcome, stop: RunLimitError | RunAbortedError | undefined, limits: RunLimits): Failure | undefined {
+export function failureOf(outcome: RunOutcome, stop: RunLimitError | RunAbortedError | RunStoppedError | undefined, limits: RunLimits): Failure | undefined {
   // The head of the model's message names the limit and its value: the detail says what happened.
   if (stop && RunLimitError.isInstance(stop)) return { kind: 'limit', limit: stop.limit, value: stop.value, message: stop.detail };
+  if (stop && RunStoppedError.isInstance(stop)) return { kind: stop.kind, message: stop.detail };
   if (stop) return { kind: 'aborted', message: stop.message };
   if (!outcome.ok) {
     const f = outcome.failure;
@@ -42,7 +49,10 @@ export function failureOf(outcome: RunOutcome, stop: RunLimitError | RunAbortedE
 
 /** The `ptc/run-end` outcome of a failure. */
 export function endOf(failure: Failure): RunEnd {
-  return failure.kind === 'limit' ? { outcome: 'limit', limit: { name: failure.limit, value: failure.value } } : { outcome: failure.kind };
+  if (failure.kind === 'limit') return { outcome: 'limit', limit: { name: failure.limit, value: failure.value } };
+  if (failure.kind === 'replay-diverged') return { outcome: 'diverged' };
+  if (failure.kind === 'journal') return { outcome: 'crash' };
+  return { outcome: failure.kind };
 }
 
 /** What {@link programError} tells. */
@@ -70,6 +80,12 @@ export function programError({ failure, modelLine, report, calls, total }: Progr
   } else if (failure.kind === 'limit') {
     head = `The run was stopped by the limit ${limitText(failure.limit, failure.value)}: ${clip(oneLine(failure.message), MAX_ERROR_CHARS)}`;
     details = { limit: failure.limit, value: failure.value };
+  } else if (failure.kind === 'replay-diverged') {
+    head = `The resumed run was stopped: it did not do what its journal recorded, so nothing after that point ran (${clip(oneLine(failure.message), MAX_ERROR_CHARS)}).`;
+  } else if (failure.kind === 'journal') {
+    head = `The run was stopped: its journal could not be kept (${clip(oneLine(failure.message), MAX_ERROR_CHARS)}).`;
+  } else if (failure.kind === 'suspended') {
+    head = `The run suspended: ${clip(oneLine(failure.message), MAX_ERROR_CHARS)}`;
   } else if (failure.kind === 'crash') head = `The sandbox running the program failed: ${clip(oneLine(failure.message), MAX_ERROR_CHARS)}`;
   else head = failure.message.startsWith('The run was aborted') ? clip(oneLine(failure.message), MAX_ERROR_CHARS) : `The run was aborted: ${clip(oneLine(failure.message), MAX_ERROR_CHARS)}`;
   const lines = [head];

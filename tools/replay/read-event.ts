@@ -15,6 +15,8 @@ import type {
   JobProgressEvent,
   JobStartEvent,
   PtcCallRefusedEvent,
+  PtcRunResumedEvent,
+  PtcRunSuspendedEvent,
   PtcDispatchEvent,
   PtcRunEndEvent,
   PtcRunStartEvent,
@@ -86,6 +88,9 @@ function by(o: Record<string, unknown>): DecisionBy {
     const framework: DecisionBy = { kind, via: 'framework', framework: str(raw, 'framework') };
     return put(put(framework, 'approvalId', optStr(raw, 'approvalId')), 'note', optStr(raw, 'note'));
   }
+  if (kind === 'approval' && own(raw, 'via') === 'durable') {
+    return put({ kind, via: 'durable', approvalId: str(raw, 'approvalId') } as DecisionBy, 'by', optStr(raw, 'by'));
+  }
   if (kind === 'default') return { kind };
   if (kind === 'approval') return { kind };
   if (kind === 'listener' || kind === 'guard') return { kind, index: num(raw, 'index') };
@@ -108,7 +113,7 @@ const readers = new Map<string, Reader>([
   ['tool/decision', (o, seq, time) => {
     const stage = own(o, 'stage') === 'approval' ? 'approval' : 'policy';
     const decision = own(o, 'decision');
-    if (decision !== 'allow' && decision !== 'deny' && decision !== 'ask') throw new FieldError('decision is not allow, deny or ask');
+    if (decision !== 'allow' && decision !== 'deny' && decision !== 'ask' && decision !== 'defer') throw new FieldError('decision is not allow, deny, ask or defer');
     const event = { seq, time, type: 'tool/decision', callId: str(o, 'callId'), toolName: str(o, 'toolName'), stage, decision, by: by(o) };
     return put(event, 'reason', optStr(o, 'reason')) as ToolDecisionEvent;
   }],
@@ -122,6 +127,7 @@ const readers = new Map<string, Reader>([
     put(event, 'denied', optJson(o, 'denied'));
     put(event, 'blocked', optJson(o, 'blocked'));
     put(event, 'error', optJson(o, 'error'));
+    put(event, 'deferred', optJson(o, 'deferred'));
     event.post = Array.isArray(own(o, 'post')) ? json(o, 'post') : [];
     event.durationMs = typeof own(o, 'durationMs') === 'number' ? num(o, 'durationMs') : 0;
     return event as unknown as ToolResultEvent;
@@ -130,12 +136,20 @@ const readers = new Map<string, Reader>([
   ['ptc/run-start', (o, seq, time): PtcRunStartEvent => ({ seq, time, type: 'ptc/run-start', callId: str(o, 'callId'), tokenId: str(o, 'tokenId') })],
   ['ptc/run-end', (o, seq, time) => {
     const outcome = own(o, 'outcome');
-    if (outcome !== 'ok' && outcome !== 'thrown' && outcome !== 'limit' && outcome !== 'crash' && outcome !== 'aborted') throw new FieldError('outcome is unknown');
+    if (outcome !== 'ok' && outcome !== 'thrown' && outcome !== 'limit' && outcome !== 'crash' && outcome !== 'aborted' && outcome !== 'suspended' && outcome !== 'diverged') throw new FieldError('outcome is unknown');
     const limit = own(o, 'limit') === undefined ? undefined : { name: str(obj(o, 'limit'), 'name'), value: num(obj(o, 'limit'), 'value') };
     const event = { seq, time, type: 'ptc/run-end', callId: str(o, 'callId'), tokenId: str(o, 'tokenId'), outcome };
     put(event, 'limit', limit);
     return Object.assign(event, { calls: num(o, 'calls'), durationMs: num(o, 'durationMs') }) as PtcRunEndEvent;
   }],
+  ['ptc/run-suspended', (o, seq, time) =>
+    ({ seq, time, type: 'ptc/run-suspended', callId: str(o, 'callId'), tokenId: str(o, 'tokenId'), runId: str(o, 'runId'), pending: json(o, 'pending'), expiresAt: num(o, 'expiresAt') }) as unknown as PtcRunSuspendedEvent],
+  ['ptc/run-resumed', (o, seq, time) =>
+    put(
+      { seq, time, type: 'ptc/run-resumed', callId: str(o, 'callId'), tokenId: str(o, 'tokenId'), runId: str(o, 'runId'), segment: num(o, 'segment'), replayedCalls: num(o, 'replayedCalls'), decisions: json(o, 'decisions') },
+      'prevTraceHead',
+      optJson(o, 'prevTraceHead'),
+    ) as unknown as PtcRunResumedEvent],
   ['ptc/call-refused', (o, seq, time) =>
     put({ seq, time, type: 'ptc/call-refused', parentCallId: str(o, 'parentCallId'), tokenId: str(o, 'tokenId'), toolName: str(o, 'toolName'), reason: str(o, 'reason') }, 'count', optNum(o, 'count')) as PtcCallRefusedEvent],
   ['job/start', (o, seq, time) => put({ seq, time, type: 'job/start', jobId: str(o, 'jobId'), kind: str(o, 'kind'), label: str(o, 'label') }, 'owner', agent(o, 'owner')) as JobStartEvent],

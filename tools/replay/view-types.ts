@@ -25,7 +25,7 @@ export interface ResultView extends Omit<ToolResult, 'callId' | 'toolName'> {
 /** A PTC run hosted by a call (run_code). */
 export interface RunView {
   readonly tokenId: string;
-  readonly outcome?: 'ok' | 'thrown' | 'limit' | 'crash' | 'aborted';
+  readonly outcome?: 'ok' | 'thrown' | 'limit' | 'crash' | 'aborted' | 'suspended' | 'diverged';
   readonly limit?: { readonly name: string; readonly value: number };
   readonly calls?: number;
   /** Calls its program made after the token was revoked (refused); `count` on the summary of those past the first 100. */

@@ -37,6 +37,7 @@ export function renderText(value: JsonValue, maxBytes = Number.POSITIVE_INFINITY
   const v = value as Rendered;
   if (v.kind === 'background') return `Started in the background: ${oneLine(JSON.stringify(value))}. Read the outcome with job_read.`;
   if (typeof v.rejected === 'string') return [oneLine(v.rejected), ...diagnosticLines(v.diagnostics)].join('\n');
+  if (typeof v.suspended === 'object' && v.suspended !== null && !Array.isArray(v.suspended)) return suspendedText(v.suspended as Record<string, JsonValue>);
   const result = v.result ?? null;
   const rest = [logsPart(v.logs), framePart(v)];
   const compact = resultPart(result, 'compact');
@@ -123,4 +124,21 @@ export function oneLine(text: string): string {
 /** JSON text as shown: U+2028/U+2029 (the only line breaks JSON.stringify leaves raw) escaped, still valid JSON. */
 export function escapeLineBreaks(json: string): string {
   return json.replace(/[\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16)}`);
+}
+
+/**
+ * A durable run's suspension as the model reads it: one line that a person must decide, and that
+ * the program must not be run again. Never the resume token (a secret of the app's).
+ */
+function suspendedText(suspended: Record<string, JsonValue>): string {
+  const pending = Array.isArray(suspended.pending) ? suspended.pending : [];
+  const what = pending
+    .slice(0, MAX_LISTED_FAILURES)
+    .map((p) => {
+      const call = (typeof p === 'object' && p !== null && !Array.isArray(p) ? p : {}) as Record<string, JsonValue>;
+      return `${String(call.toolName)} (${String(call.reason)})`;
+    })
+    .join(', ');
+  const more = pending.length > MAX_LISTED_FAILURES ? `, and ${pending.length - MAX_LISTED_FAILURES} more` : '';
+  return oneLine(`The program is paused: a person must decide ${pending.length === 1 ? 'a call' : `${pending.length} calls`} first (${what}${more}). Do not run the program again: it continues from where it paused once they decide (run ${String(suspended.runId)}).`);
 }

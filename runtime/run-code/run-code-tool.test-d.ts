@@ -1,6 +1,6 @@
 import { describe, expectTypeOf, it } from 'vitest';
-import type { Tool } from '../../tools/index.js';
-import { createRunCodeTool, createToolSearchTool, type RunCodeOptions, type RunCodeRejected, type RunCodeValue, type ToolSearchValue } from '../index.js';
+import type { Tool, ToolResult } from '../../tools/index.js';
+import { createRunCodeTool, createToolSearchTool, type RunCodeOptions, type RunCodeRejected, type RunCodeSuspended, type RunCodeValue, type ToolSearchValue } from '../index.js';
 
 describe('createRunCodeTool types', () => {
   it('returns a tool that takes { code } and has spills and close', () => {
@@ -8,7 +8,8 @@ describe('createRunCodeTool types', () => {
     expectTypeOf(tool).toMatchTypeOf<Tool>();
     expectTypeOf(tool.spills.read).parameter(0).toEqualTypeOf<string>();
     expectTypeOf(tool.close).returns.toEqualTypeOf<Promise<void>>();
-    expectTypeOf<NonNullable<(typeof tool)['__types']>['value']>().toEqualTypeOf<RunCodeValue | RunCodeRejected>();
+    expectTypeOf<NonNullable<(typeof tool)['__types']>['value']>().toEqualTypeOf<RunCodeValue | RunCodeRejected | RunCodeSuspended>();
+    expectTypeOf(tool.resume).returns.toEqualTypeOf<Promise<ToolResult>>();
   });
 
   it('accepts only the documented isolation and typecheck modes and known limits', () => {

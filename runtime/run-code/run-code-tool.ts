@@ -18,7 +18,8 @@ import { presentRunCode } from './present-run-code.js';
 import { resolveRunLimits } from './limits.js';
 import { loadRunner, type Isolation, type RunnerCapacity } from './runner-factory.js';
 import { checkOsSandboxOption } from './os-sandbox-option.js';
-import { isRejected, normalize, report, run, transpile, typecheck } from './run-phases.js';
+import { isRejected, normalize, report, run, transpile, typecheck, type Checked } from './run-phases.js';
+import { DurableRuns, resolveDurableOptions, resumePlanOf, toolsetFingerprint, type DurableOutcome, type ResumeOptions, type RunCodeSuspended } from '../durable/index.js';
 import type { RunCodeOptions, RunCodeRejected, RunCodeTool, RunCodeValue } from './run-code-types.js';
 import { createSpillStore } from './spill-store.js';
 import { bindSpillRead, createSpillReadTool } from './spill-read-tool.js';
@@ -74,9 +75,32 @@ export function createRunCodeTool(options: RunCodeOptions = {}): RunCodeTool {
     warm.unref?.();
   }
 
-  const execute = async ({ code }: { code: string }, exec: ToolExecContext): Promise<RunCodeValue | RunCodeRejected> => {
+  const durable = options.durable === undefined ? undefined : new DurableRuns(resolveDurableOptions(options.durable), {
+    name,
+    host: () => knownHost,
+    transpile: async (body) => {
+      const program = await transpile({ code: body, body, lineOffset: 0 });
+      return isRejected(program) ? undefined : program;
+    },
+  });
+
+  /** A durable run's outcome as run_code's value: the suspension, or the report of a finished run. */
+  const durableValue = (outcome: DurableOutcome, checked: Checked, exec: ToolExecContext, runner: ProgramRunner, startedAt: number): RunCodeValue | RunCodeSuspended => {
+    if (outcome.kind === 'suspended') return outcome.value;
+    return report({ finished: outcome.finished, program: outcome.program, checked, limits: outcome.limits, spills, ...(exec.agent ? { agent: exec.agent } : {}), startedAt, osSandbox: runner.osSandbox === 'bubblewrap' ? 'bubblewrap' : 'none' });
+  };
+
+  const execute = async ({ code }: { code: string }, exec: ToolExecContext): Promise<RunCodeValue | RunCodeRejected | RunCodeSuspended> => {
     const startedAt = performance.now();
     knownHost ??= exec.host;
+    // A resume (runCode.resume): the journaled program, replayed, then on live.
+    const resuming = durable === undefined ? undefined : resumePlanOf(exec);
+    if (resuming !== undefined) {
+      const runner = await activeRunner();
+      const outcome = await durable!.continue(resuming, exec, runner);
+      const diagnostics = resuming.plan.run.diagnostics;
+      return durableValue(outcome, { diagnostics: diagnostics ? [...diagnostics] : undefined, ms: 0 }, exec, runner, startedAt);
+    }
     const types = typesFor(exec.host);
     const normalized = await normalize(code, typecheckLimits);
     if (isRejected(normalized)) return normalized;
@@ -85,6 +109,10 @@ export function createRunCodeTool(options: RunCodeOptions = {}): RunCodeTool {
     const program = await transpile(normalized);
     if (isRejected(program)) return program;
     const runner = await activeRunner();
+    if (durable !== undefined) {
+      const outcome = await durable.start({ runner, program, code, body: normalized.body, lineOffset: normalized.lineOffset, diagnostics: checked.diagnostics, exec, limits, toolNames: types.toolNames, declarations: types.declarations });
+      return durableValue(outcome, checked, exec, runner, startedAt);
+    }
     const finished = await run({ runner, program, exec, limits, toolNames: types.toolNames });
     return report({ finished, program, checked, limits, spills, ...(exec.agent ? { agent: exec.agent } : {}), startedAt, osSandbox: runner.osSandbox === 'bubblewrap' ? 'bubblewrap' : 'none' });
   };
@@ -145,6 +173,21 @@ export function createRunCodeTool(options: RunCodeOptions = {}): RunCodeTool {
         },
       },
       spills: { value: spills, enumerable: false },
+      resume: {
+        enumerable: false,
+        value: (resumeOptions: ResumeOptions) => {
+          if (durable === undefined) return Promise.reject(new InvalidOptionError({ where: 'runCode.resume', option: 'durable', value: undefined, expected: 'createRunCodeTool({ durable: { store, keys } }) to resume runs' }));
+          return durable.resume(resumeOptions);
+        },
+      },
+      toolsetFingerprint: {
+        enumerable: false,
+        value: () => {
+          if (!knownHost) return undefined;
+          const types = typesFor(knownHost);
+          return toolsetFingerprint(types.declarations, types.toolNames);
+        },
+      },
       spillRead: { value: spillRead, enumerable: false },
       // Registered without `options.host`: learn the host now, so the description lists the tools
       // before the first run. spill_read comes with it (unless `spillRead: false`), and goes with it.

@@ -3,7 +3,8 @@
  * the value of a program rejected before it ran, and the tool itself.
  */
 import type { CodeDiagnostic } from '../../codegen/index.js';
-import type { JsonValue, Tool, ToolHost } from '../../tools/index.js';
+import type { JsonValue, Tool, ToolHost, ToolResult } from '../../tools/index.js';
+import type { DurableOptions, ResumeOptions, RunCodeSuspended } from '../durable/index.js';
 import type { ProgramRunner, RunLimits } from '../program-runner.js';
 import type { CallCounts, RunCodeCall } from './call-list.js';
 import type { SpilledPart } from './output-cap.js';
@@ -84,6 +85,13 @@ export interface RunCodeOptions {
   readonly discovery?: DiscoveryMode;
   /** Budgets of the description in estimated tokens (default 10,000 for `auto`, 25,000 at most in any mode). */
   readonly descriptionBudget?: Partial<DescriptionBudget>;
+  /**
+   * Durable runs (docs/run-code.md "Durable runs"): each run is journaled; an approval channel may
+   * answer `'defer'`, and the run then suspends (its process freed; run_code's value is
+   * `{ suspended: { runId, pending, expiresAt, resumeToken } }`) until `runCode.resume` gives the
+   * person's decisions, on this host or any other that shares the store, after a restart too.
+   */
+  readonly durable?: DurableOptions;
 }
 
 /** A problem in the program found before it ran. */
@@ -145,7 +153,14 @@ export interface RunCodeRejected {
 }
 
 /** The run_code tool, plus the spill store, its spill_read and a way to release its runner. */
-export type RunCodeTool = Tool<{ code: string }, RunCodeValue | RunCodeRejected> & {
+export type RunCodeTool = Tool<{ code: string }, RunCodeValue | RunCodeRejected | RunCodeSuspended> & {
+  /**
+   * Resumes a suspended durable run with a person's decisions: run_code's result (the program's
+   * final value, its failure, or a new suspension), through the host's pipeline as a call of
+   * run_code with the run's original call id. Throws `RunResumeError` when the run cannot be
+   * resumed (every token problem reads the same). Needs the `durable` option.
+   */
+  resume(options: ResumeOptions): Promise<ToolResult>;
   /** Output over the cap, by spill id. */
   readonly spills: SpillStore;
   /** The `spill_read` tool over {@link RunCodeTool.spills} (registered with run_code unless `spillRead: false`). */

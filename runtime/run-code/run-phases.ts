@@ -9,10 +9,10 @@
  * A phase that refuses the program returns a {@link RunCodeRejected} value: the program did not run.
  */
 import { MAX_CHECKED_PROGRAM_CHARS, normalizeNeedsParse, normalizeProgram, type GeneratedToolTypes } from '../../codegen/index.js';
-import { limitText, openRunBridge, type RunReport } from '../../bridge/index.js';
+import { limitText, openRunBridge, type RunBridge, type RunReport } from '../../bridge/index.js';
 import type { OsSandboxKind } from '../os-sandbox/index.js';
 import { errorText, type AgentRef, type ToolExecContext } from '../../tools/index.js';
-import type { ProgramRunner, RunLimits, RunOutcome } from '../program-runner.js';
+import type { GuestBridge, ProgramRunner, RunDeterminism, RunLimits, RunOutcome } from '../program-runner.js';
 import { withAbortGrace } from './abort-grace.js';
 import { listCalls } from './call-list.js';
 import { RunCodeError } from './errors.js';
@@ -149,6 +149,16 @@ export interface RunInput {
   readonly limits: RunLimits;
   /** Callable name -> tool name, for the visible tools. */
   readonly toolNames: ReadonlyMap<string, string>;
+  /** A durable run (runtime/durable): stable call ids, determinism, and the relay the runner talks to instead of the bridge. */
+  readonly durable?: DurableRunInput;
+}
+
+/** What a durable run adds to {@link run}. */
+export interface DurableRunInput {
+  readonly idTag: string;
+  readonly determinism: RunDeterminism;
+  /** The GuestBridge the runner gets, made around the run's bridge. */
+  readonly relay: (bridge: RunBridge) => GuestBridge;
 }
 
 /** A run that is over: its result or its failure, and what the bridge recorded. */
@@ -161,7 +171,7 @@ export type FinishedRun = {
 } & ({ readonly ok: true; readonly resultJson: string } | { readonly ok: false; readonly failure: Failure });
 
 /** Phase 4: opens the bridge, runs the program, closes the bridge (never throws for the program's sake). */
-export async function run({ runner, program, exec, limits, toolNames }: RunInput): Promise<FinishedRun> {
+export async function run({ runner, program, exec, limits, toolNames, durable }: RunInput): Promise<FinishedRun> {
   const bridge = openRunBridge({
     host: exec.host,
     parentCallId: exec.callId,
@@ -169,11 +179,14 @@ export async function run({ runner, program, exec, limits, toolNames }: RunInput
     signal: exec.signal,
     limits,
     toolNames,
+    ...(durable ? { idTag: durable.idTag } : {}),
   });
   const t0 = performance.now();
   let outcome: RunOutcome;
   try {
-    outcome = await withAbortGrace(runner.run({ js: program.js, toolNames: [...toolNames.keys()], limits, lineOffset: 0 }, bridge.guest, bridge.signal), bridge.signal);
+    const guest = durable ? durable.relay(bridge) : bridge.guest;
+    const request = { js: program.js, toolNames: [...toolNames.keys()], limits, lineOffset: 0, ...(durable ? { determinism: durable.determinism } : {}) };
+    outcome = await withAbortGrace(runner.run(request, guest, bridge.signal), bridge.signal);
   } catch (err) {
     outcome = { ok: false, failure: { kind: 'crash', message: `the runner failed: ${errorText(err)}` }, cpuMs: 0, wallMs: performance.now() - t0 };
   }

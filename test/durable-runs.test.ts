@@ -262,3 +262,65 @@ describe('a durable run whose call had started when its host stopped', () => {
     expect((await base.load(suspended.runId))?.status).toBe('completed');
   });
 });
+
+describe('a durable run across two hosts with traces', () => {
+  it("links the resuming host's trace chain to the suspended one's head, and the pair verifies", async () => {
+    const { mkdtemp, readFile, rm } = await import('node:fs/promises');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const { traceFileSink, verifyTraceSet } = await import('../tools/index.js');
+    const dir = await mkdtemp(join(tmpdir(), 'ptc-durable-trace-'));
+    try {
+      const store = createMemoryRunStore();
+      const traceA = traceFileSink(join(dir, 'a.jsonl'));
+      const traceB = traceFileSink(join(dir, 'b.jsonl'));
+      const make = (trace: typeof traceA) => {
+        const host = createToolHost({ onEvent: trace, approval: { request: async () => 'defer' } });
+        host.register(defineTool({ name: 'charge', description: 'Charges.', output: { schema: { type: 'string' } }, execute: () => 'charged' }));
+        host.hooks.preExecute((e) => (e.toolName === 'charge' ? decision.ask('money') : undefined));
+        const runCode = createRunCodeTool({ host, isolation: 'isolate', durable: { store, keys: { current: KEY }, traceHead: () => trace.head } });
+        host.register(runCode);
+        hosts.push(runCode);
+        return { host, runCode };
+      };
+      const a = make(traceA);
+      const b = make(traceB);
+      const suspended = suspensionOf(await a.host.call({ id: 'call_1', name: 'run_code', args: { code: `return await tools.charge({});` } }, { agent: alice }));
+      const done = await b.runCode.resume({ token: suspended.resumeToken, decisions: [{ approvalId: suspended.pending[0]!.approvalId, decision: 'allow-once' }], agent: alice });
+      expect((done.value as { result: string }).result).toBe('charged');
+      traceA.close();
+      traceB.close();
+      const [textA, textB] = [await readFile(join(dir, 'a.jsonl')), await readFile(join(dir, 'b.jsonl'))];
+      expect(textA.toString()).not.toContain(suspended.resumeToken);
+      const linesB = textB.toString().split('\n').filter(Boolean).map((l) => JSON.parse(l).type);
+      expect(linesB).toContain('ptc/run-resumed');
+      const resumed = textB.toString().split('\n').filter(Boolean).map((l) => JSON.parse(l)).find((e) => e.type === 'ptc/run-resumed');
+      const suspendedLine = textA.toString().split('\n').filter(Boolean).map((l) => JSON.parse(l)).find((e) => e.type === 'ptc/run-suspended');
+      expect(resumed.prevTraceHead).toMatchObject({ seq: suspendedLine.seq });
+      const set = verifyTraceSet([{ name: 'a.jsonl', input: textA }, { name: 'b.jsonl', input: textB }]);
+      expect(set.ok).toBe(true);
+      expect(set.links.map((l) => l.status)).toEqual(['verified']);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('replays a sleep from the journal without waiting again (the resumed run has only the wall time left that the first spent)', async () => {
+    const { run, runCode } = durableHostWithLimits({ wallMs: 3_000 });
+    const suspended = suspensionOf(await run(`await sleep(1000); await sleep(1000); return await tools.charge({ amount: 1 });`));
+    const done = await runCode.resume({ token: suspended.resumeToken, decisions: [{ approvalId: suspended.pending[0]!.approvalId, decision: 'allow-once' }], agent: alice });
+    // Waiting the 2 s again would pass the ~1 s of wallMs left: the run would end with the wall limit.
+    expect(done.isError, done.error?.message).toBe(false);
+    expect((done.value as { result: string }).result).toBe('charged 1');
+  });
+});
+
+function durableHostWithLimits(limits: { wallMs: number }) {
+  const host = createToolHost({ approval: { request: async () => 'defer' } });
+  host.register(defineTool({ name: 'charge', description: 'Charges.', parameters: { amount: { type: 'number', required: true } }, output: { schema: { type: 'string' } }, execute: (args) => `charged ${args.amount}` }));
+  host.hooks.preExecute((e) => (e.toolName === 'charge' ? decision.ask('money') : undefined));
+  const runCode = createRunCodeTool({ host, isolation: 'isolate', limits, durable: { store: createMemoryRunStore(), keys: { current: KEY } } });
+  host.register(runCode);
+  hosts.push(runCode);
+  return { runCode, run: (code: string) => host.call({ id: 'run_1', name: 'run_code', args: { code } }, { agent: alice }) };
+}

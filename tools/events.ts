@@ -99,7 +99,8 @@ export interface PendingApprovalInfo {
 
 /**
  * A durable run suspended: its process was freed and it waits for a person's decisions. Emitted
- * before its `ptc/run-end` (outcome `aborted`); the resume token is never in it.
+ * after its `ptc/run-end` (outcome `suspended`), once its journal is in the run store, and before
+ * run_code's own result; the resume token is never in it.
  */
 export interface PtcRunSuspendedEvent extends Stamp {
   readonly type: 'ptc/run-suspended';

@@ -316,9 +316,8 @@ export class DurableRuns {
     const expiresAt = at + ttlMs;
     const deferred = [...relay.deferred.values()];
     const pending = deferred.map((d) => ({ approvalId: d.approvalId, toolName: d.toolName, argsJson: d.argsJson, reason: d.reason }));
-    const traceHead = this.options.traceHead?.();
     try {
-      journal.append({ k: 'suspend', at, segment: segment + 1, wallMs, ...(traceHead ? { traceHead } : {}) });
+      journal.append({ k: 'suspend', at, segment: segment + 1, wallMs });
       let claim = journal.claim;
       if (claim === undefined) {
         const meta: RunMeta = { runId, agentId: exec.agent?.id ?? null, parentCallId: exec.callId, createdAt: at, expiresAt, pending, fingerprints };
@@ -326,12 +325,19 @@ export class DurableRuns {
       } else {
         await journal.flush();
       }
+      // Recorded once the journal holds the suspension, and anchored (the trace's head right
+      // after this event) before the run is released: a resume links its chain to this line.
+      exec.host.emit({ type: 'ptc/run-suspended', callId: exec.callId, tokenId, runId, pending: pending.map(({ approvalId, toolName, reason }) => ({ approvalId, toolName, reason })), expiresAt });
+      const traceHead = this.options.traceHead?.();
+      if (traceHead !== undefined) {
+        journal.append({ k: 'anchor', traceHead: { traceId: traceHead.traceId, seq: traceHead.seq, hash: traceHead.hash } });
+        await journal.flush();
+      }
       await store.settle(claim, { status: 'suspended', meta: { pending, expiresAt } });
     } catch (err) {
       throw new RunCodeError('journal', `The run could not suspend: its journal could not be written to the run store (${errorText(err)}). The calls waiting for a person did not run.`);
     }
     void store.sweep({ now: at, limit: 50 }).catch(() => undefined);
-    exec.host.emit({ type: 'ptc/run-suspended', callId: exec.callId, tokenId, runId, pending: pending.map(({ approvalId, toolName, reason }) => ({ approvalId, toolName, reason })), expiresAt });
     const resumeToken = signResumeToken({ runId, agentId: exec.agent?.id ?? null, programHash: fingerprints.program, toolsetHash: fingerprints.toolset, iat: at, exp: expiresAt }, this.options.keys[0]!);
     return {
       suspended: {

@@ -12,6 +12,7 @@
  * - `batch`: outcomes delivered to the program together, with the clock it read meanwhile.
  * - `slice`: a slice of the program ended: calls made so far, digest of its console lines.
  * - `suspend` / `resume`: a segment ended waiting for a person / a new one began with decisions.
+ * - `anchor`: the head of the suspending host's trace chain (a resume links its trace to it).
  * - `end`: the final outcome of a resumed run, for whoever fetches it later (`run_result`).
  */
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
@@ -48,7 +49,9 @@ export type JournalEntry =
   | { readonly k: 'defer'; readonly seq: number; readonly tool: string; readonly approvalId: string; readonly argsJson: string; readonly reason: string }
   | { readonly k: 'batch'; readonly seqs: readonly number[]; readonly clock: number }
   | { readonly k: 'slice'; readonly calls: number; readonly logs: string }
-  | { readonly k: 'suspend'; readonly at: number; readonly segment: number; readonly wallMs: number; readonly traceHead?: { readonly traceId: string; readonly seq: number; readonly hash: string } }
+  | { readonly k: 'suspend'; readonly at: number; readonly segment: number; readonly wallMs: number }
+  /** The head of the suspending host's trace chain, right after its `ptc/run-suspended` line. */
+  | { readonly k: 'anchor'; readonly traceHead: { readonly traceId: string; readonly seq: number; readonly hash: string } }
   | { readonly k: 'resume'; readonly at: number; readonly segment: number; readonly decisions: readonly DurableDecision[] }
   | { readonly k: 'end'; readonly at: number; readonly isError: boolean; readonly value?: JsonValue; readonly message?: string };
 

@@ -75,6 +75,9 @@ export function replayPlanOf(entries: readonly JournalEntry[]): ReplayPlan {
       case 'suspend':
         segments++;
         wallMs += entry.wallMs;
+        traceHead = undefined;
+        break;
+      case 'anchor':
         traceHead = entry.traceHead;
         break;
       case 'resume':

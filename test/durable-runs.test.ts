@@ -240,8 +240,8 @@ describe('a durable run whose call had started when its host stopped', () => {
     const suspended = suspensionOf(await a.run(PROGRAM_AFTER));
     const decisions = [{ approvalId: suspended.pending[0]!.approvalId, decision: 'allow-once' as const }];
     first.state.armed = true;
-    const crashed = await a.runCode.resume({ token: suspended.resumeToken, decisions, agent: alice });
-    expect(crashed.isError).toBe(true);
+    // Host A "dies" right after notify's start reached the store: nothing it writes later arrives.
+    await a.runCode.resume({ token: suspended.resumeToken, decisions, agent: alice });
     expect(a.ledger.notes).toEqual(['x']);
     expect(a.ledger.charges).toHaveLength(1);
 

@@ -6,8 +6,9 @@
  * Invariants:
  * - One batch, one slice. Outcomes go to the program only when its previous slice has ended
  *   (`sliceEnded`), all that are ready at that moment in one batch, with the clock the program
- *   reads meanwhile. The batch is journaled (and, once the run is persisted, in the store) before
- *   the program sees it.
+ *   reads meanwhile. The batch is journaled before the program sees it; once the run is persisted
+ *   it reaches the store, in order, with the next call's start (flushed before that call's body
+ *   runs) or the run's end: nothing the program does after seeing it reaches outside earlier.
  * - Every call is journaled as the program made it (number, callable name, digest of its
  *   arguments), its start before its body runs (written ahead once persisted), its settlement as
  *   the program would get it; the end of every slice with the calls made so far and a digest of
@@ -75,8 +76,6 @@ export class DurableRelay implements RelayBridge {
   private readonly ready = new Map<number, ChildOutcome>();
   /** The program's slice is running (from the start, and from each delivered batch until its end). */
   private sliceRunning = true;
-  /** A batch is being journaled. */
-  private delivering = false;
   private pumpScheduled = false;
   private sliceLogs: string[] = [];
   private stopped = false;
@@ -222,16 +221,15 @@ export class DurableRelay implements RelayBridge {
   }
 
   private pump(): void {
-    if (this.stopped || this.sliceRunning || this.delivering) return;
+    if (this.stopped || this.sliceRunning) return;
     if (this.ready.size > 0) {
-      void this.deliverReady();
+      this.deliverReady();
       return;
     }
     if (this.deferred.size > 0 && this.inFlight.size === 0) this.suspend();
   }
 
-  private async deliverReady(): Promise<void> {
-    this.delivering = true;
+  private deliverReady(): void {
     const items: OutcomeBatch = [];
     const seqs: number[] = [];
     for (const [seq, outcome] of this.ready) {
@@ -241,15 +239,9 @@ export class DurableRelay implements RelayBridge {
     }
     this.ready.clear();
     const clock = this.options.now();
+    // Not flushed here: nothing the program does next reaches outside before a call's start is
+    // flushed (which writes this batch with it, in order), or before the run's end is.
     if (!this.record({ k: 'batch', seqs, clock })) return;
-    try {
-      await this.options.journal.flush();
-    } catch (err) {
-      this.stop(new RunStoppedError('journal', `the run store refused a write (${errorText(err)})`));
-      return;
-    } finally {
-      this.delivering = false;
-    }
     if (this.stopped) return;
     this.sliceRunning = true;
     this.deliver?.(items, clock);

@@ -126,7 +126,7 @@ describe('checked-in session logs', () => {
       [4, 'tool/call: callId is not a string'],
       [5, 'tool/call: seq is not a number'],
       [6, 'tool/call: origin.kind is not "model", "ptc" or "provider-program"'],
-      [7, 'tool/decision: decision is not allow, deny or ask'],
+      [7, 'tool/decision: decision is not allow, deny, ask or defer'],
       [8, 'tool/result: content is not an array'],
       [11, 'tool/call: args is nested too deeply to read'],
       [12, 'ptc/run-end: outcome is unknown'],

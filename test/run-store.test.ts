@@ -1,5 +1,6 @@
 import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { spawnSync } from 'node:child_process';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createFileRunStore, createMemoryRunStore, RunStoreError } from '../runtime/index.js';
@@ -82,6 +83,25 @@ describe('the file run store', () => {
       await new Promise((resolve) => setTimeout(resolve, 250));
       await store.append(claim, ['y']);
       expect((await store.load('r1'))!.entries).toEqual(['y']);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('breaks at once a lock whose owner is a process of this machine that has exited', async () => {
+    const dir = await temp();
+    try {
+      // Long stale and wait bounds: only the owner check can break the lock in time.
+      const store = createFileRunStore({ dir, staleLockMs: 600_000, lockWaitMs: 600_000 });
+      const claim = await store.create({ meta: metaOf('r1'), entries: [], leaseMs: 1000, now: T0 });
+      const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' });
+      await writeFile(join(dir, 'r1', 'lock'), `${hostname()} ${dead.stdout}`);
+      await store.append(claim, ['x']);
+      expect((await store.load('r1'))!.entries).toEqual(['x']);
+      // A live owner (this test's parent process) is waited for, not broken.
+      const waiting = createFileRunStore({ dir, staleLockMs: 600_000, lockWaitMs: 100 });
+      await writeFile(join(dir, 'r1', 'lock'), `${hostname()} ${process.ppid}`);
+      await expect(waiting.append(claim, ['y'])).rejects.toSatisfy((e) => RunStoreError.isInstance(e) && /held for over 100 ms/.test((e as Error).message));
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

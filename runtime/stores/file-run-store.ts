@@ -6,8 +6,10 @@
  * Layout: `dir/<runId>/state.json` (the record, status, fence and lease: replaced whole by
  * write-to-temp and rename, so a reader never sees half of one) and `dir/<runId>/journal.jsonl`
  * (one JSON string per line, appended). A change to a run takes the run's lock file
- * (`lock`, created exclusively), so two processes claiming one run cannot both win; a lock left
- * by a process that died while holding it (older than `staleLockMs`) is broken. With `fsync`
+ * (`lock`, created exclusively, naming its owner's host and pid), so two processes claiming one
+ * run cannot both win; a lock left by a process of this machine that is no longer alive is broken
+ * at once, and any lock older than `staleLockMs` (an owner on another machine sharing the
+ * directory) is broken then. With `fsync`
  * (the default) a write is on disk before it resolves: an acknowledged entry survives a crash of
  * the host or the machine. A crash in the middle of an append can leave a partial last line; it
  * was never acknowledged, and the next writer cuts it off before appending.
@@ -17,6 +19,7 @@
  */
 import { constants } from 'node:fs';
 import { mkdir, open, readdir, readFile, rename, rm, stat, truncate, type FileHandle } from 'node:fs/promises';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { errorText, InvalidOptionError } from '../../tools/index.js';
 import {
@@ -40,7 +43,7 @@ export interface FileRunStoreOptions {
   readonly fsync?: boolean;
   /** A run's lock older than this is taken to be left by a dead process and broken, ms (default 10,000). */
   readonly staleLockMs?: number;
-  /** How long a change waits for a run's lock before failing, ms (default 5,000). */
+  /** How long a change waits for a run's lock before failing, ms (default: `staleLockMs` + 5,000, so a lock left by a dead owner elsewhere is broken in time). */
   readonly lockWaitMs?: number;
 }
 
@@ -61,7 +64,8 @@ export function createFileRunStore(options: FileRunStoreOptions): RunStore {
   const { dir } = options;
   const fsync = options.fsync ?? true;
   const staleLockMs = options.staleLockMs ?? 10_000;
-  const lockWaitMs = options.lockWaitMs ?? 5_000;
+  const lockWaitMs = options.lockWaitMs ?? staleLockMs + 5_000;
+  const owner = `${hostname()} ${process.pid}`;
   let ready: Promise<void> | undefined;
   const ensureDir = () => (ready ??= mkdir(dir, { recursive: true, mode: 0o700 }).then(() => undefined));
 
@@ -142,13 +146,19 @@ export function createFileRunStore(options: FileRunStoreOptions): RunStore {
     let handle: FileHandle | undefined;
     for (let attempt = 0; handle === undefined; attempt++) {
       try {
-        handle = await open(lock, 'wx', 0o600);
+        const opened = await open(lock, 'wx', 0o600);
+        await opened.writeFile(owner).catch(async (err: unknown) => {
+          await opened.close();
+          await rm(lock, { force: true });
+          throw err;
+        });
+        handle = opened;
       } catch (err) {
         const code = (err as NodeJS.ErrnoException).code;
         if (code === 'ENOENT') throw new RunStoreFencedError(runId, 'the run is unknown');
         if (code !== 'EEXIST') throw err;
         const age = await stat(lock).then((s) => Date.now() - s.mtimeMs, () => 0);
-        if (age > staleLockMs) {
+        if (age > staleLockMs || (await ownerIsDead(lock))) {
           await rm(lock, { force: true });
           continue;
         }
@@ -161,6 +171,21 @@ export function createFileRunStore(options: FileRunStoreOptions): RunStore {
     } finally {
       await handle.close();
       await rm(lock, { force: true });
+    }
+  };
+
+  /** Whether the lock's owner is a process of this machine that no longer runs (an empty lock is being written: alive). */
+  const ownerIsDead = async (lock: string): Promise<boolean> => {
+    const text = await readFile(lock, 'utf8').catch(() => '');
+    const match = /^(.*) (\d+)$/.exec(text);
+    if (match === null || match[1] !== hostname()) return false;
+    const pid = Number(match[2]);
+    if (pid === process.pid) return false;
+    try {
+      process.kill(pid, 0);
+      return false;
+    } catch (err) {
+      return (err as NodeJS.ErrnoException).code === 'ESRCH';
     }
   };
 

@@ -11,9 +11,11 @@
  *   untrusted: what zod cannot express becomes `unknown`, regexes are dropped, descriptions are
  *   cut, each warning names the tool and the JSON pointer). A non-object input schema accepts any
  *   object (documented fallback with a warning); the server still validates;
- * - the canonical value is `structuredContent`; without it, the text of the content blocks
- *   (other blocks described in brackets). `isError` results become tool errors carrying the
- *   server's text, so programs see it in `ToolCallError.message`;
+ * - with an `outputSchema`, the canonical value is `structuredContent`; without one, the value is
+ *   always a string, the text of the content blocks (other blocks described in brackets; the JSON
+ *   text of `structuredContent` when there is no content), and the tool is declared `string` with
+ *   a line saying so, so a program's `.split(' ')` type-checks. `isError` results become tool
+ *   errors carrying the server's text, so programs see it in `ToolCallError.message`;
  * - parallel only when the server marks the tool `readOnlyHint: true`; otherwise exclusive.
  *   Hints are the server's claim; they only affect scheduling, never policy.
  * What one server can add is bounded: a description of {@link MAX_MCP_DESCRIPTION_CHARS}, a
@@ -24,7 +26,7 @@
  * so an imported tool never shadows or breaks one (a server `docs` with a tool `read` is
  * `tools.docs_read`, which the host's `docs_read` may already be).
  */
-import type { z } from 'zod';
+import { z } from 'zod';
 import { callableNameOf, parametersFromJsonSchema, zodFromJsonSchema } from '../codegen/index.js';
 import { defineTool, errorText, toModelJsonSchema, type Disposable, type Tool, type ToolHost } from '../tools/index.js';
 import { checkServerSpecs, type McpServerSpec } from './config.js';
@@ -113,6 +115,15 @@ export function mcpContentText(content: readonly McpContent[]): string {
     .join('\n');
 }
 
+/** What the description of a tool without an outputSchema says of its value. */
+export const TEXT_RESULT_NOTE = "Returns a string: the text of the result's content blocks (JSON text is not parsed: JSON.parse it).";
+
+/** The value of a call to a tool without an outputSchema: its content's text, else the JSON text of its structuredContent. */
+function textResult(content: readonly McpContent[], structured: unknown): string {
+  if (content.length > 0 || structured === undefined || structured === null) return mcpContentText(content);
+  return JSON.stringify(structured) ?? '';
+}
+
 /** The error a call to a server that is gone fails with. */
 function goneError(server: string, reason: string): Error {
   return new Error(`MCP server "${server}" ${reason}; it is not restarted, so its tools fail from now on`);
@@ -137,13 +148,17 @@ function toolFromMcp(server: string, conn: ServerConnection, mcp: McpListedTool,
     outputSchema = out.schema;
   }
   const text = (mcp.description ?? mcp.title ?? '').trim() || `Tool "${mcp.name}" of MCP server "${server}".`;
-  const description = text.length > MAX_MCP_DESCRIPTION_CHARS ? `${text.slice(0, MAX_MCP_DESCRIPTION_CHARS - 1)}…` : text;
+  // Without an outputSchema the import always resolves to text: say so where a model reads it
+  // (within the description's cap).
+  const note = outputSchema ? '' : `\n${TEXT_RESULT_NOTE}`;
+  const most = MAX_MCP_DESCRIPTION_CHARS - note.length;
+  const description = `${text.length > most ? `${text.slice(0, most - 1)}…` : text}${note}`;
   const { client } = conn;
   const tool = defineTool({
     name,
     description,
     parameters: input.schema,
-    ...(outputSchema ? { output: { schema: outputSchema } } : {}),
+    output: { schema: outputSchema ?? z.string() },
     ...(mcp.annotations?.readOnlyHint === true ? { isConcurrencySafe: true } : {}),
     execute: async (args, exec) => {
       const before = conn.gone();
@@ -160,9 +175,9 @@ function toolFromMcp(server: string, conn: ServerConnection, mcp: McpListedTool,
       }
       const content = (Array.isArray(result.content) ? result.content : []) as McpContent[];
       if (result.isError === true) throw new Error(mcpContentText(content) || `MCP tool ${mcp.name} reported an error`);
-      if (result.structuredContent !== undefined && result.structuredContent !== null) return result.structuredContent as never;
+      if (outputSchema && result.structuredContent !== undefined && result.structuredContent !== null) return result.structuredContent as never;
       if (outputSchema) throw new Error(`MCP tool ${mcp.name} declares an outputSchema but returned no structuredContent`);
-      return mcpContentText(content) as never;
+      return textResult(content, result.structuredContent) as never;
     },
   }) as Tool;
   const size = description.length + JSON.stringify(tool.parametersJsonSchema).length + (tool.output.schema ? (JSON.stringify(toModelJsonSchema(tool.output.schema)) ?? '').length : 0);

@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateToolTypes } from '../codegen/index.js';
-import { importMcpServers, McpServerStartError, type McpImport } from '../mcp/index.js';
-import { createRunCodeTool } from '../runtime/index.js';
+import { importMcpServers, McpServerStartError, TEXT_RESULT_NOTE, type McpImport } from '../mcp/index.js';
+import { createRunCodeTool, type RunCodeRejected } from '../runtime/index.js';
 import { createToolHost, type ToolEvent, type ToolHost } from '../tools/index.js';
 
 const bin = (name: string) => resolve('node_modules/.bin', name);
@@ -87,6 +87,37 @@ describe('when tools are imported from real MCP servers over stdio', () => {
     expect(types.declarations).toMatch(/everything_get_sum\(args: ToolArgsMap\["everything\.get-sum"\]\)/);
     expect(types.outputMap).toMatch(/"fs\.read_text_file": \{\s*content: string;\s*\}/);
   });
+
+  it('declares a tool without an outputSchema as the string it resolves to, and says so', async () => {
+    const types = generateToolTypes(host.tools());
+    expect(types.outputMap).toMatch(/"everything\.get-sum": string;/);
+    expect(types.outputMap).toMatch(/"everything\.echo": string;/);
+    expect(types.outputMap).not.toMatch(/"everything\.[^"]+": unknown;/);
+    expect(types.declarations).toContain(TEXT_RESULT_NOTE);
+    // A tool with an outputSchema keeps its structured type.
+    expect(types.outputMap).toMatch(/"fs\.read_text_file": \{\s*content: string;\s*\}/);
+  });
+
+  it("type-checks and runs a program's .split(' ') on such a tool's value", async () => {
+    const runCode = createRunCodeTool({ isolation: 'isolate', host, typecheck: 'reject' });
+    const disposable = host.register(runCode);
+    try {
+      const code = `const words = (await tools.everything_get_sum({ a: 2, b: 3 })).split(' '); return { last: words[words.length - 1], n: words.length };`;
+      const r = await host.call({ id: 'run-split', name: 'run_code', args: { code } }, { agent: { id: 't' } });
+      expect(r.isError, JSON.stringify(r.content)).toBe(false);
+      const result = (r.value as { result: { last: string; n: number } }).result;
+      expect(result.last).toMatch(/5/);
+      expect(result.n).toBeGreaterThan(1);
+      // Without the declaration the same program is refused by the check: numbers have no split.
+      const bad = await host.call({ id: 'run-split-bad', name: 'run_code', args: { code: 'const n: number = await tools.everything_get_sum({ a: 2, b: 3 }); return n;' } }, { agent: { id: 't' } });
+      const rejected = bad.value as unknown as RunCodeRejected;
+      expect(rejected.rejected).toMatch(/not run/);
+      expect(rejected.diagnostics[0]?.message).toMatch(/'string' is not assignable to type 'number'/);
+    } finally {
+      disposable.dispose();
+      await runCode.close();
+    }
+  }, 30_000);
 
   it('lets one program batch calls across both servers through run_code', async () => {
     const runCode = createRunCodeTool({ isolation: 'isolate', host });

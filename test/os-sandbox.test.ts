@@ -7,6 +7,7 @@
  * saying so, rather than pass without checking anything.
  */
 import { mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -179,6 +180,16 @@ async function tryAll(target) {
   tried.shell = spawnSync('/bin/sh', ['-c', 'id']).error?.code ?? 'ran';
   tried.node = spawnSync(process.execPath, ['-e', '0']).error?.code ?? 'ran';
   tried.env = Object.keys(process.env);
+  // Native code (a shared object whose constructor makes the calls), as an escape could load.
+  if (target.nativeProbe) {
+    fs.rmSync('/tmp/fill', { force: true }); // the 1 MiB /tmp is full of it
+    const so = target.nativeOut + '.so';
+    fs.writeFileSync(so, Buffer.from(target.nativeProbe, 'base64'));
+    process.env.PROBE_OUT = target.nativeOut;
+    let loadError = '';
+    try { process.dlopen({ exports: {} }, so); } catch (e) { loadError = e.message; /* not an addon: its constructor has run */ }
+    tried.native = fs.existsSync(target.nativeOut) ? JSON.parse(fs.readFileSync(target.nativeOut, 'utf8')) : { notLoaded: loadError };
+  }
   return tried;
 }
 let buf = Buffer.alloc(0);
@@ -186,7 +197,10 @@ input.on('data', async (chunk) => {
   buf = Buffer.concat([buf, chunk]);
   while (buf.length >= 4) {
     const n = buf.readUInt32LE(0); if (buf.length < 4 + n) return;
-    const m = JSON.parse(buf.subarray(4, 4 + n).toString()); buf = buf.subarray(4 + n);
+    const body = buf.subarray(4, 4 + n); buf = buf.subarray(4 + n);
+    // A segmented body (frames.ts): 0, header length, header, then request.js as raw text.
+    const m = body[0] === 0 ? JSON.parse(body.subarray(5, 5 + body.readUInt32LE(1)).toString()) : JSON.parse(body.toString());
+    if (body[0] === 0) m.request.js = body.subarray(5 + body.readUInt32LE(1)).toString();
     if (m.t !== 'run') continue;
     const tried = await tryAll(JSON.parse(m.request.js));
     frame({ t: 'done', runId: m.runId, outcome: { ok: true, resultJson: JSON.stringify(tried), cpuMs: 0, wallMs: 0 } });
@@ -194,6 +208,26 @@ input.on('data', async (chunk) => {
 });
 input.on('end', () => process.exit(0));
 frame({ t: 'ready', pid: process.pid });
+`;
+
+const NATIVE_PROBE = String.raw`
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/ipc.h>
+#include <sys/shm.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+__attribute__((constructor)) static void probe(void) {
+  int fd = (int)syscall(SYS_memfd_create, "fill", 0);
+  int memfd = fd < 0 ? errno : 0;
+  int id = shmget(IPC_PRIVATE, 1 << 20, IPC_CREAT | 0600);
+  int shm = id < 0 ? errno : 0;
+  if (id >= 0) shmctl(id, IPC_RMID, 0);
+  FILE *out = fopen(getenv("PROBE_OUT"), "w");
+  if (out) { fprintf(out, "{\"memfd\":%d,\"shmget\":%d}", memfd, shm); fclose(out); }
+}
 `;
 
 describe.runIf(process.platform === 'linux')('when code escaped its isolate into a sandbox process (a stand-in worker)', () => {
@@ -216,10 +250,19 @@ describe.runIf(process.platform === 'linux')('when code escaped its isolate into
     rmSync(dir, { recursive: true, force: true });
   });
 
+  // What an escape could run as native code: memory no process's RSS shows (a memfd written and
+  // never mapped, a System V segment), reported as errno values (0: allowed).
+  const probeSource = join(dir, 'probe.c');
+  writeFileSync(probeSource, NATIVE_PROBE);
+  const compiled = spawnSync('cc', ['-shared', '-fPIC', '-O2', '-o', join(dir, 'probe.so'), probeSource], { encoding: 'utf8' });
+  if (compiled.status !== 0) throw new Error(`cc could not build the native probe: ${compiled.stderr || compiled.error?.message}`);
+  const nativeProbe = readFileSync(join(dir, 'probe.so')).toString('base64');
+
   const tryFrom = async (osSandbox: 'auto' | 'off') => {
     const runner = createProcessRunner({ poolSize: 0, workerEntry: entry, osSandbox });
     try {
-      const { value } = await runProgram(runner, JSON.stringify({ port, packageJson: join(repoRoot, 'package.json'), hostPid: process.pid }));
+      const nativeOut = osSandbox === 'off' ? join(dir, 'probe.out') : '/tmp/probe.out';
+      const { value } = await runProgram(runner, JSON.stringify({ port, packageJson: join(repoRoot, 'package.json'), hostPid: process.pid, nativeProbe, nativeOut }));
       return { value: value as Record<string, unknown>, kind: runner.osSandbox };
     } finally {
       await runner.close();
@@ -240,6 +283,7 @@ describe.runIf(process.platform === 'linux')('when code escaped its isolate into
       shell: 'EPERM', // the filter refuses a new process (and there is no /bin/sh)
       node: 'EPERM', // not even of the one binary there is
       env: ['PWD'],
+      native: { memfd: 1, shmget: 1 }, // EPERM from the seccomp filter (issue 24, finding 9)
     });
     expect(connections).toBe(0);
   });
@@ -247,7 +291,7 @@ describe.runIf(process.platform === 'linux')('when code escaped its isolate into
   it('without the OS sandbox (osSandbox "off") the same code reaches all of it: what the sandbox takes away', async () => {
     const { value, kind } = await tryFrom('off');
     expect(kind).toBe('none');
-    expect(value).toMatchObject({ connect: 'connected', readCheckout: 'ok', readPasswd: 'ok', listProc: 'ok', signalHost: 'ok', shell: 'ran', node: 'ran' });
+    expect(value).toMatchObject({ connect: 'connected', readCheckout: 'ok', readPasswd: 'ok', listProc: 'ok', signalHost: 'ok', shell: 'ran', node: 'ran', native: { memfd: 0, shmget: 0 } });
     expect(connections).toBe(1);
   });
 });

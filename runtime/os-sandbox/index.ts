@@ -1,4 +1,4 @@
 /** The OS sandbox (bubblewrap) around sandbox processes: the probe, the command line, the seccomp filter. */
-export { parseOsSandboxMode, resolveOsSandbox } from './os-sandbox.js';
+export { parseOsSandboxMode, prepareOsSandbox, resolveOsSandbox } from './os-sandbox.js';
 export type { BubblewrapLaunch, BubblewrapSandbox, NoOsSandbox, OsSandboxKind, OsSandboxMode, OsSandboxOptions, SandboxWorker } from './os-sandbox.js';
 export { OsSandboxOptionError, OsSandboxUnavailableError } from './errors.js';

@@ -14,13 +14,13 @@
  * default) runs processes without the OS sandbox and says so once per process on stderr (a
  * Node warning, `PTC_OS_SANDBOX_UNAVAILABLE`); `off` never probes.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync, type SpawnOptions } from 'node:child_process';
 import { accessSync, closeSync, constants, mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, isAbsolute, join } from 'node:path';
 import { bwrapArgs, bwrapFeatures, missingFlags, type BwrapFeatures } from './bwrap-command.js';
 import { describeValue, OsSandboxOptionError, OsSandboxUnavailableError } from './errors.js';
-import { SANDBOX_DIR, sandboxRoot, stagedForNobody, type SandboxRoot } from './sandbox-root.js';
+import { prepareSandboxRoot, SANDBOX_DIR, sandboxRoot, stagedForNobody, type SandboxRoot } from './sandbox-root.js';
 import { compileSeccompFilter, seccompArch } from './seccomp-filter.js';
 
 /** `auto`: bubblewrap where it works, else without (said once); `require`: never without; `off`: never. */
@@ -86,6 +86,52 @@ const NOBODY = 65534;
 const PROBE_TIMEOUT_MS = 10_000;
 
 const probes = new Map<string, BubblewrapSandbox | NoOsSandbox>();
+const pendingProbes = new Map<string, Promise<void>>();
+
+/** A command the probe runs, and what it learns from it. */
+interface ProbeCommand {
+  readonly file: string;
+  readonly args: readonly string[];
+  readonly options: SpawnOptions & { readonly stdio: readonly ('ignore' | 'pipe' | number)[] };
+}
+interface ProbeAnswer {
+  readonly status: number | null;
+  readonly signal: NodeJS.Signals | null;
+  readonly stdout: string;
+  readonly stderr: string;
+  readonly error: Error | undefined;
+}
+/** The probe as steps: it yields each command and is given its answer, so it can be driven without blocking. */
+type ProbeSteps<T> = Generator<ProbeCommand, T, ProbeAnswer>;
+
+function driveSync<T>(steps: ProbeSteps<T>): T {
+  let next = steps.next();
+  while (!next.done) {
+    const { file, args, options } = next.value;
+    const r = spawnSync(file, args, { ...options, stdio: [...options.stdio], encoding: 'utf8', timeout: PROBE_TIMEOUT_MS });
+    next = steps.next({ status: r.status, signal: r.signal, stdout: r.stdout ?? '', stderr: r.stderr ?? '', error: r.error });
+  }
+  return next.value;
+}
+
+async function driveAsync<T>(steps: ProbeSteps<T>): Promise<T> {
+  let next = steps.next();
+  while (!next.done) next = steps.next(await runAsync(next.value));
+  return next.value;
+}
+
+function runAsync({ file, args, options }: ProbeCommand): Promise<ProbeAnswer> {
+  return new Promise((resolve) => {
+    let stdout = '';
+    let stderr = '';
+    let error: Error | undefined;
+    const child = spawn(file, args, { ...options, stdio: [...options.stdio], timeout: PROBE_TIMEOUT_MS });
+    child.stdout?.setEncoding('utf8').on('data', (d: string) => (stdout = (stdout + d).slice(0, 64_000)));
+    child.stderr?.setEncoding('utf8').on('data', (d: string) => (stderr = (stderr + d).slice(0, 64_000)));
+    child.on('error', (err) => (error = err));
+    child.on('close', (status, signal) => resolve({ status, signal, stdout, stderr, error }));
+  });
+}
 let warned = false;
 
 /** Checks an `osSandbox` value, naming the option. */
@@ -96,8 +142,37 @@ export function parseOsSandboxMode(value: unknown, option = 'osSandbox'): OsSand
 }
 
 /**
+ * Runs the probe for `options` without blocking this thread (child processes awaited, not
+ * waited for), so that a later {@link resolveOsSandbox} finds its answer cached. run_code calls
+ * it before it creates its process runner: the probe spawns bubblewrap a few times, and done
+ * synchronously it held the host's event loop 140-212 ms at the first run (issue 24, finding 12).
+ * Never throws: a mode or path error is left for `resolveOsSandbox` to report.
+ */
+export async function prepareOsSandbox(options: OsSandboxOptions = {}): Promise<void> {
+  let mode: OsSandboxMode;
+  try {
+    mode = parseOsSandboxMode(options.mode);
+  } catch {
+    return;
+  }
+  if (mode === 'off' || (options.bwrapPath !== undefined && (typeof options.bwrapPath !== 'string' || !isAbsolute(options.bwrapPath)))) return;
+  const bwrapPath = options.bwrapPath ?? findBwrap();
+  if (probes.has(bwrapPath)) return;
+  let pending = pendingProbes.get(bwrapPath);
+  if (pending === undefined) {
+    pending = prepareSandboxRoot()
+      .then(() => driveAsync(probe(bwrapPath))).then((found) => {
+      if (!probes.has(bwrapPath)) probes.set(bwrapPath, found);
+    });
+    pendingProbes.set(bwrapPath, pending);
+  }
+  await pending;
+}
+
+/**
  * The OS sandbox for new sandbox processes, per `options.mode`. Synchronous: the probe (the
- * first time for a bwrap path) spawns bubblewrap and waits for it. Throws
+ * first time for a bwrap path, unless {@link prepareOsSandbox} ran it) spawns bubblewrap and
+ * waits for it. Throws
  * {@link OsSandboxUnavailableError} in `require` mode when bubblewrap cannot be used, and
  * {@link OsSandboxOptionError} for an invalid mode or path.
  */
@@ -110,7 +185,7 @@ export function resolveOsSandbox(options: OsSandboxOptions = {}): BubblewrapSand
   const bwrapPath = options.bwrapPath ?? findBwrap();
   let found = probes.get(bwrapPath);
   if (found === undefined) {
-    found = probe(bwrapPath);
+    found = driveSync(probe(bwrapPath));
     probes.set(bwrapPath, found);
   }
   if (found.kind === 'none') {
@@ -142,7 +217,7 @@ function findBwrap(): string {
   return '/usr/bin/bwrap';
 }
 
-function probe(bwrapPath: string): BubblewrapSandbox | NoOsSandbox {
+function* probe(bwrapPath: string): ProbeSteps<BubblewrapSandbox | NoOsSandbox> {
   const none = (reason: string): NoOsSandbox => ({ kind: 'none', reason });
   if (process.platform !== 'linux') return none(`bubblewrap needs Linux (this is ${process.platform})`);
   if (!isAbsolute(bwrapPath)) return none(`PTC_BWRAP must be an absolute path, got ${JSON.stringify(bwrapPath)}`);
@@ -151,9 +226,9 @@ function probe(bwrapPath: string): BubblewrapSandbox | NoOsSandbox {
   } catch {
     return none(`bubblewrap is not installed (no executable ${bwrapPath})`);
   }
-  const version = spawnSync(bwrapPath, ['--version'], { encoding: 'utf8', env: {}, timeout: PROBE_TIMEOUT_MS });
-  const help = spawnSync(bwrapPath, ['--help'], { encoding: 'utf8', env: {}, timeout: PROBE_TIMEOUT_MS });
-  if (version.status !== 0 || typeof help.stdout !== 'string') return none(`${bwrapPath} --version failed (${firstLine(version.stderr) || `status ${version.status}`})`);
+  const version = yield { file: bwrapPath, args: ['--version'], options: { env: {}, stdio: ['ignore', 'pipe', 'pipe'] } };
+  const help = yield { file: bwrapPath, args: ['--help'], options: { env: {}, stdio: ['ignore', 'pipe', 'pipe'] } };
+  if (version.status !== 0 || help.error !== undefined) return none(`${bwrapPath} --version failed (${firstLine(version.stderr) || `status ${version.status}`})`);
   const missing = missingFlags(help.stdout);
   if (missing.length > 0) return none(`${version.stdout.trim()} lacks ${missing.join(', ')} (0.8 or newer is needed)`);
   let root: SandboxRoot;
@@ -185,7 +260,7 @@ function probe(bwrapPath: string): BubblewrapSandbox | NoOsSandbox {
       failures.push(`${attempt.label}: ${(err as Error).message}`);
       continue;
     }
-    const failure = tryLayout(bwrapPath, layout, features, filter, attempt.user);
+    const failure = yield* tryLayout(bwrapPath, layout, features, filter, attempt.user);
     if (failure === undefined) return bubblewrap({ bwrapPath, version: version.stdout.trim(), root: layout, features, filter, user: attempt.user });
     failures.push(`${attempt.label}: ${failure}`);
   }
@@ -193,8 +268,8 @@ function probe(bwrapPath: string): BubblewrapSandbox | NoOsSandbox {
 }
 
 /** Runs `node --version` in the real layout; undefined when it answered as expected, else why not. */
-function tryLayout(bwrapPath: string, root: SandboxRoot, features: BwrapFeatures, filter: Buffer | undefined, user: { uid: number; gid: number } | undefined): string | undefined {
-  // spawnSync feeds only stdin, which node needs open: the filter goes in through a private file.
+function* tryLayout(bwrapPath: string, root: SandboxRoot, features: BwrapFeatures, filter: Buffer | undefined, user: { uid: number; gid: number } | undefined): ProbeSteps<string | undefined> {
+  // The probe feeds only stdin, which node needs open: the filter goes in through a private file.
   const dir = filter ? mkdtempSync(join(tmpdir(), 'ptc-seccomp-')) : undefined;
   let fd: number | undefined;
   try {
@@ -204,13 +279,11 @@ function tryLayout(bwrapPath: string, root: SandboxRoot, features: BwrapFeatures
       fd = openSync(file, 'r');
     }
     const args = bwrapArgs({ root, features, ...(fd === undefined ? {} : { seccompFd: 3 }), command: [root.node, '--version'] });
-    const result = spawnSync(bwrapPath, args, {
-      encoding: 'utf8',
-      env: {},
-      stdio: ['ignore', 'pipe', 'pipe', ...(fd === undefined ? [] : [fd])],
-      timeout: PROBE_TIMEOUT_MS,
-      ...(user ?? {}),
-    });
+    const result = yield {
+      file: bwrapPath,
+      args,
+      options: { env: {}, stdio: ['ignore', 'pipe', 'pipe', ...(fd === undefined ? [] : [fd])], ...(user ?? {}) },
+    };
     if (result.error) return result.error.message;
     if (result.status === 0 && result.stdout.trim() === process.version) return undefined;
     return firstLine(result.stderr) || `exit status ${result.status ?? result.signal}`;

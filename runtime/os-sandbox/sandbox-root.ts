@@ -11,7 +11,7 @@
  * finds them as on the host; directories outside the usual library directories are passed in
  * `LD_LIBRARY_PATH`.
  */
-import { spawnSync } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { chmodSync, closeSync, cpSync, existsSync, lstatSync, mkdtempSync, openSync, readdirSync, readFileSync, readSync, realpathSync, renameSync, rmSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -39,16 +39,39 @@ let cached: SandboxRoot | undefined;
 
 /** The sandbox root's content for this process (computed once). Throws when isolated-vm cannot be found. */
 export function sandboxRoot(): SandboxRoot {
-  cached ??= findRoot();
+  cached ??= findRoot(linkedLibraries);
   return cached;
 }
 
-function findRoot(): SandboxRoot {
+/**
+ * Computes {@link sandboxRoot} with `ldd` awaited rather than waited for, so the host's loop keeps
+ * turning (the probe's async path). Never throws: a failure is left for `sandboxRoot` to report.
+ */
+export async function prepareSandboxRoot(): Promise<void> {
+  if (cached !== undefined) return;
+  let found: string[] | undefined;
+  try {
+    const { addons } = packageFiles();
+    const ldd = await new Promise<string | undefined>((resolve) => {
+      execFile('ldd', [process.execPath, ...addons], { encoding: 'utf8', timeout: 10_000 }, (err, stdout) => resolve(err ? undefined : stdout));
+    });
+    found = ldd === undefined ? undefined : parseLdd(ldd);
+  } catch {
+    return;
+  }
+  cached ??= findRoot(found !== undefined && found.length > 0 ? () => found : linkedLibraries);
+}
+
+function packageFiles(): { isolatedVm: string; addons: string[] } {
   const require = createRequire(import.meta.url);
   const isolatedVm = dirname(require.resolve('isolated-vm/package.json'));
-  const addons = findAddons(isolatedVm);
+  return { isolatedVm, addons: findAddons(isolatedVm) };
+}
+
+function findRoot(linked: (binaries: readonly string[]) => string[]): SandboxRoot {
+  const { isolatedVm, addons } = packageFiles();
   const interpreter = elfInterpreter(process.execPath);
-  const libraries = [...new Set([...(interpreter ? [interpreter] : []), ...linkedLibraries([process.execPath, ...addons])])].sort();
+  const libraries = [...new Set([...(interpreter ? [interpreter] : []), ...linked([process.execPath, ...addons])])].sort();
   const libraryPath = [...new Set(libraries.map((l) => dirname(l)))].filter((d) => !STANDARD_LIBRARY_DIR.test(d));
   return { node: process.execPath, libraries, isolatedVm, libraryPath };
 }

@@ -7,7 +7,8 @@
  * io_uring, new processes (`fork`, `vfork`, a `clone` that is not a thread: the worker only ever
  * makes threads, and a process it started would hold memory outside the RSS the host watches),
  * mounts and namespace changes (`unshare`, `setns`, `clone` with a `CLONE_NEW*` flag),
- * module loading, kexec, reboot, swap, clock setting, file handles, x86 I/O ports and LDT, any
+ * module loading, kexec, reboot, swap, clock setting, file handles, x86 I/O ports and LDT,
+ * memory no process's RSS shows (`memfd_create`, `memfd_secret`, System V `shmget`), any
  * socket family but AF_UNIX, `personality` other than the default, the terminal ioctls that
  * push input into a terminal (TIOCSTI, TIOCLINUX: bwrap's `--new-session` guards against those
  * too, but costs a scheduler autogroup; see bwrap-command.ts), and the x32 ABI. A call of
@@ -128,6 +129,11 @@ export const SECCOMP_RULES: Readonly<Record<string, Rule>> = {
   iopl: DENY,
   ioperm: DENY,
   modify_ldt: DENY,
+  // Memory the host's rssMb watch would not see: a memfd's pages (written, never mapped) and a
+  // System V segment (detached) are charged to no process's RSS. Node and isolated-vm use neither.
+  memfd_create: DENY,
+  memfd_secret: DENY,
+  shmget: DENY,
   socket: { kind: 'allow-arg0', values: [AF_UNIX], errno: EAFNOSUPPORT },
   ioctl: { kind: 'deny-arg', arg: 1, values: [TIOCSTI, TIOCLINUX], errno: EPERM },
 };
@@ -143,7 +149,7 @@ export const SYSCALL_NUMBERS: Readonly<Record<SeccompArch, Readonly<Record<strin
     syslog: 103, quotactl: 179, quotactl_fd: 443, lookup_dcookie: 212, vhangup: 153, nfsservctl: 180, uselib: 134,
     ustat: 136, sysfs: 139, _sysctl: 156, io_uring_setup: 425, io_uring_enter: 426, io_uring_register: 427,
     open_by_handle_at: 304, name_to_handle_at: 303, settimeofday: 164, clock_settime: 227, clock_adjtime: 305,
-    adjtimex: 159, iopl: 172, ioperm: 173, modify_ldt: 154, socket: 41, ioctl: 16,
+    adjtimex: 159, iopl: 172, ioperm: 173, modify_ldt: 154, memfd_create: 319, memfd_secret: 447, shmget: 29, socket: 41, ioctl: 16,
   },
   arm64: {
     ptrace: 117, process_vm_readv: 270, process_vm_writev: 271, personality: 92, keyctl: 219, add_key: 217,
@@ -153,7 +159,8 @@ export const SYSCALL_NUMBERS: Readonly<Record<SeccompArch, Readonly<Record<strin
     init_module: 105, finit_module: 273, delete_module: 106, reboot: 142, swapon: 224, swapoff: 225, acct: 89,
     syslog: 116, quotactl: 60, quotactl_fd: 443, lookup_dcookie: 18, vhangup: 58, nfsservctl: 42,
     io_uring_setup: 425, io_uring_enter: 426, io_uring_register: 427, open_by_handle_at: 265, name_to_handle_at: 264,
-    settimeofday: 170, clock_settime: 112, clock_adjtime: 266, adjtimex: 171, socket: 198, ioctl: 29,
+    settimeofday: 170, clock_settime: 112, clock_adjtime: 266, adjtimex: 171, memfd_create: 279, memfd_secret: 447, shmget: 194,
+    socket: 198, ioctl: 29,
   },
 };
 

@@ -5,7 +5,7 @@
  * isolates are an explicit opt-in.
  */
 import type { ProgramRunner } from '../program-runner.js';
-import type { OsSandboxMode } from '../os-sandbox/index.js';
+import { prepareOsSandbox, type OsSandboxMode } from '../os-sandbox/index.js';
 import { RunnerUnavailableError } from './errors.js';
 import { errorText } from '../../tools/index.js';
 
@@ -42,6 +42,9 @@ export async function loadRunner(isolation: Isolation, capacity: RunnerCapacity 
   }
   const factory = mod[entry.factory];
   if (typeof factory !== 'function') throw new RunnerUnavailableError(isolation, `${entry.factory} is not exported`);
+  // The OS sandbox's probe spawns bubblewrap: run it without blocking the host's loop, so the
+  // runner's synchronous resolve below finds it cached.
+  if (isolation === 'process') await prepareOsSandbox({ mode: osSandbox });
   const options = isolation === 'process' ? { maxProcesses: capacity.maxProcesses, poolSize: capacity.poolSize, osSandbox } : { poolSize: capacity.poolSize };
   return (factory as (options: RunnerCapacity) => ProgramRunner)(withoutUndefined(options));
 }

@@ -180,11 +180,12 @@ export async function connectServer(spec: McpServerSpec, options: ConnectOptions
     // why): read it before closing the transport, which drops what is unread. A server still
     // alive (a start timeout) ends it only when closed, after at most a second; one that has
     // exited ends it once the pipe is read, which after 48 MB of stderr on a loaded machine took
-    // longer than that (the tail missed the last line), so it gets up to 10 s.
-    const drained = () => Promise.race([stderrDone, new Promise((resolve) => setTimeout(resolve, exit ? 10_000 : 1_000).unref())]);
-    await drained();
+    // longer than that (the tail missed the last line), so it gets up to 10 s. Its exit may be
+    // reported only after the error that brought us here: after the first second, look again.
+    const drainedWithin = (ms: number) => Promise.race([stderrDone.then(() => true), new Promise<boolean>((resolve) => setTimeout(() => resolve(false), ms).unref())]);
+    const drained = (await drainedWithin(exit ? 10_000 : 1_000)) || (exit !== undefined && (await drainedWithin(10_000)));
     await client.close().catch(() => {});
-    await drained();
+    if (!drained) await drainedWithin(1_000);
     const problem = exit && exit.code !== null ? `${errorText(err)} (it exited with code ${exit.code})` : errorText(err);
     throw new McpServerStartError(spec.name, describeServer(spec), redactSecrets(problem), redactSecrets(tail.text()));
   } finally {

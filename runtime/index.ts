@@ -16,6 +16,8 @@ export { createSpillStore, DEFAULT_SPILL_RETENTION } from './run-code/spill-stor
 export type { SpillEntry, SpillHandle, SpillStore, SpillStoreOptions } from './run-code/spill-store.js';
 export { SPILL_READ_TOOL_NAME, SpillReadArgumentError, UnknownSpillError } from './run-code/spill-read-tool.js';
 export type { SpillReadTool } from './run-code/spill-read-tool.js';
+export { createRunResultTool } from './run-code/run-result-tool.js';
+export type { RunResultToolOptions } from './run-code/run-result-tool.js';
 export type { SpillPage } from './run-code/spill-page.js';
 export type { SpilledPart } from './run-code/output-cap.js';
 export { RunCodeError, RunnerUnavailableError } from './run-code/errors.js';
@@ -33,4 +35,4 @@ export type { ProcessEvent, ProcessRunner, ProcessRunnerOptions, ProcessRunnerSt
 export { createFileRunStore, createMemoryRunStore, RunStoreConflictError, RunStoreError, RunStoreFencedError, TERMINAL_RUN_STATUSES } from './stores/index.js';
 export type { FileRunStoreOptions, PendingApproval, RunClaim, RunMeta, RunSettlement, RunStatus, RunStore, RunSummary, StoredRun } from './stores/index.js';
 export { JournalFullError, RunResumeError } from './durable/index.js';
-export type { DurableOptions, DurableSecret, PendingCall, ResumeOptions, RunCodeSuspended } from './durable/index.js';
+export type { DurableOptions, DurableRunResult, DurableSecret, PendingCall, ResumeOptions, RunCodeSuspended } from './durable/index.js';

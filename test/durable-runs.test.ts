@@ -8,7 +8,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { createToolHost, decision, defineTool, type ApprovalChannel, type ToolEvent, type ToolHost, type ToolResult } from '../tools/index.js';
-import { createMemoryRunStore, createRunCodeTool, RunResumeError, type RunCodeSuspended, type RunCodeTool, type RunStore } from '../runtime/index.js';
+import { createMemoryRunStore, createRunCodeTool, createRunResultTool, RunResumeError, type RunCodeSuspended, type RunCodeTool, type RunStore } from '../runtime/index.js';
 
 const KEY = 'k'.repeat(32);
 const alice = { id: 'alice' };
@@ -118,6 +118,30 @@ describe.each(['isolate', 'process'] as const)('a durable run in the %s runner',
     expect((done1.value as { result: string }).result).toBe(ledger.notes[0]);
     expect((done2.value as { result: string }).result).toBe(ledger.notes[1]);
     expect(ledger.notes).toHaveLength(2);
+  });
+
+  it('tells the run\'s own agent where it stands (run_result), and mints an operator token only for a suspended run', async () => {
+    const { run, runCode, host, ledger } = make();
+    const suspended = suspensionOf(await run(`const c = await tools.charge({ amount: 7 }); return { c };`));
+    const resultTool = createRunResultTool({ runCode });
+    host.register(resultTool);
+    const ask = (agent: { id: string }) => host.call({ id: `rr-${agent.id}`, name: 'run_result', args: { runId: suspended.runId } }, { agent });
+    expect((await ask(alice)).value).toEqual({ status: 'suspended', pending: [{ approvalId: suspended.pending[0]!.approvalId, toolName: 'charge', reason: 'money moves' }], expiresAt: suspended.expiresAt });
+    // Another agent, and an id that is no run, read the same.
+    expect((await ask({ id: 'mallory' })).value).toEqual({ status: 'unknown' });
+    expect(await runCode.runResult({ runId: 'no-such-run', agent: alice })).toEqual({ status: 'unknown' });
+    expect(await runCode.runResult({ runId: '../../etc/passwd', agent: alice })).toEqual({ status: 'unknown' });
+    // An operator holding the key resumes without the app's token.
+    const token = await runCode.issueResumeToken(suspended.runId);
+    expect(token).not.toBe(suspended.resumeToken);
+    const done = await runCode.resume({ token, decisions: [{ approvalId: suspended.pending[0]!.approvalId, decision: 'allow-once', by: 'operator:ops' }], agent: alice });
+    expect(done.isError, done.error?.message).toBe(false);
+    expect(ledger.charges).toHaveLength(1);
+    expect((await ask(alice)).value).toEqual({ status: 'completed', value: { c: 'charged 7' } });
+    expect((await ask({ id: 'mallory' })).value).toEqual({ status: 'unknown' });
+    // Finished: no token for it, and the app's old one is spent too.
+    await expect(runCode.issueResumeToken(suspended.runId)).rejects.toSatisfy((e) => RunResumeError.isInstance(e));
+    await expect(runCode.resume({ token: suspended.resumeToken, decisions: [{ approvalId: suspended.pending[0]!.approvalId, decision: 'allow-once' }], agent: alice })).rejects.toSatisfy((e) => RunResumeError.isInstance(e));
   });
 
   it("hands a person's deny to the program as a denial", async () => {

@@ -11,4 +11,4 @@ export { ToolSearchIndex } from './search-index.js';
 export type { SearchHit } from './search-index.js';
 export { createToolSearchTool, defaultToolRanker, TOOL_SEARCH_LIMITS } from './tool-search-tool.js';
 export type { ToolRanker, ToolRanking, ToolSearchMatch, ToolSearchOptions, ToolSearchTool, ToolSearchValue } from './tool-search-tool.js';
-export { isDiscoveryTool, isRunCodeTool, isSpillReadTool, isToolSearchTool, markRunCodeTool, markSpillReadTool, searchToolOf, spillReadToolOf, toolTypesOf, visibleTools } from './visible-tools.js';
+export { isDiscoveryTool, isRunCodeTool, isSpillReadTool, isToolSearchTool, markRunCodeTool, markRunResultTool, markSpillReadTool, searchToolOf, spillReadToolOf, toolTypesOf, visibleTools } from './visible-tools.js';

@@ -8,7 +8,10 @@
  * time could never type the program that found it; the model reads declarations, the program
  * does not need them. Nor is `spill_read` (run_code's companion): a spill exists because the
  * model's context has a cap, and a program has none (its intermediate values are uncapped), so
- * paging is for the model; the data a program needs it gets from the tools themselves. They are
+ * paging is for the model; the data a program needs it gets from the tools themselves. Nor is
+ * `run_result` (a durable run_code's companion): it reads runs that waited for a person, which is
+ * the model's business between turns, and a program that could read it would change the tool set
+ * a suspended run is bound to just by being registered. They are
  * marked here when they are created, by identity, so a user's own tool that happens to be named
  * `tool_search` stays an ordinary tool.
  *
@@ -22,6 +25,7 @@ import type { Tool, ToolHost } from '../../tools/index.js';
 const RUN_CODE_TOOLS = new WeakSet<object>();
 const SEARCH_TOOLS = new WeakSet<object>();
 const SPILL_READ_TOOLS = new WeakSet<object>();
+const RUN_RESULT_TOOLS = new WeakSet<object>();
 
 /** Marks a tool as a run_code tool (never visible to programs, never listed). */
 export function markRunCodeTool(tool: object): void {
@@ -36,6 +40,11 @@ export function markToolSearchTool(tool: object): void {
 /** Marks a tool as a spill_read tool (never visible to programs). */
 export function markSpillReadTool(tool: object): void {
   SPILL_READ_TOOLS.add(tool);
+}
+
+/** Marks a tool as a run_result tool (never visible to programs). */
+export function markRunResultTool(tool: object): void {
+  RUN_RESULT_TOOLS.add(tool);
 }
 
 /** True for a run_code tool (made by `createRunCodeTool`). */
@@ -60,11 +69,11 @@ export function isDiscoveryTool(tool: unknown): boolean {
 
 /**
  * The tools a program of this host sees, in registration order: every tool except run_code,
- * tool_search and spill_read tools (and, when given, any tool named `exclude`: the calling
+ * tool_search, spill_read and run_result tools (and, when given, any tool named `exclude`: the calling
  * run_code's own name).
  */
 export function visibleTools(host: ToolHost, exclude?: string): Tool[] {
-  return host.tools().filter((t) => !isDiscoveryTool(t) && !isSpillReadTool(t) && t.name !== exclude);
+  return host.tools().filter((t) => !isDiscoveryTool(t) && !isSpillReadTool(t) && !RUN_RESULT_TOOLS.has(t) && t.name !== exclude);
 }
 
 /** The spill_read tool registered on this host, if any. */

@@ -61,6 +61,18 @@ export interface ResumeOptions {
   readonly signal?: AbortSignal;
 }
 
+/**
+ * A durable run as its agent (or an operator) may see it: `runResult` / the `run_result` tool.
+ * `unknown` also for another agent's run, so an agent learns nothing of runs not its own.
+ */
+export type DurableRunResult =
+  | { readonly status: 'completed'; readonly value: JsonValue }
+  | { readonly status: 'failed'; readonly message: string }
+  | { readonly status: 'suspended'; readonly pending: readonly Omit<PendingCall, 'args'>[]; readonly expiresAt: number }
+  | { readonly status: 'running' }
+  | { readonly status: 'expired' }
+  | { readonly status: 'unknown' };
+
 /** Why a resume was refused: the token (bad, expired, used, another agent's, unknown run: one message), the decisions, or a change of tools or runtime. */
 export class RunResumeError extends PtcError {
   override readonly name = 'RunResumeError';
@@ -250,6 +262,47 @@ export class DurableRuns {
       // Refused before run_code ran (a policy denied the call): the run waits again.
       if (!resumePlan.taken) await this.release(claim);
     }
+  }
+
+  /**
+   * Where a run stands, for its own agent: its final value once a resume finished it, its
+   * pending approvals while suspended. Another agent's run and an unknown id both answer
+   * `unknown`; a store that cannot be read throws (it must not read as "no such run").
+   */
+  async result(runId: unknown, agent: AgentRef | undefined): Promise<DurableRunResult> {
+    if (typeof runId !== 'string' || !/^[A-Za-z0-9_-]{1,128}$/.test(runId)) return { status: 'unknown' };
+    const stored = await this.options.store.load(runId);
+    if (stored === undefined || stored.meta.agentId !== (agent?.id ?? null)) return { status: 'unknown' };
+    if (stored.status === 'suspended') {
+      if (stored.meta.expiresAt <= this.options.now()) return { status: 'expired' };
+      return { status: 'suspended', pending: stored.meta.pending.map(({ approvalId, toolName, reason }) => ({ approvalId, toolName, reason })), expiresAt: stored.meta.expiresAt };
+    }
+    if (stored.status === 'active') return { status: 'running' };
+    if (stored.status === 'expired') return { status: 'expired' };
+    for (let i = stored.entries.length - 1; i >= 0; i--) {
+      const entry = this.codec.decode(stored.entries[i]!);
+      if (entry.k !== 'end') continue;
+      return entry.isError ? { status: 'failed', message: entry.message ?? 'the program failed' } : { status: 'completed', value: entry.value ?? null };
+    }
+    return stored.status === 'completed' ? { status: 'completed', value: null } : { status: 'failed', message: 'the run ended without a recorded outcome' };
+  }
+
+  /**
+   * A fresh resume token for a suspended run, signed with the current key: what an operator who
+   * holds the key (`ptc runs approve`) resumes with when the app's token is not at hand. Throws
+   * {@link RunResumeError} when the run is unknown, not suspended or expired.
+   */
+  async issueResumeToken(runId: string): Promise<string> {
+    const stored = await this.options.store.load(runId).catch((err: unknown) => {
+      throw new RunResumeError('store', `the run store failed (${errorText(err)})`);
+    });
+    const now = this.options.now();
+    if (stored === undefined || stored.status !== 'suspended' || stored.meta.expiresAt <= now) throw new RunResumeError('refused');
+    const { meta } = stored;
+    const programHash = meta.fingerprints.program;
+    const toolsetHash = meta.fingerprints.toolset;
+    if (programHash === undefined || toolsetHash === undefined) throw new RunResumeError('refused');
+    return signResumeToken({ runId, agentId: meta.agentId, programHash, toolsetHash, iat: now, exp: meta.expiresAt }, this.options.keys[0]!);
   }
 
   /** Runs a segment and settles what it left in the store. */

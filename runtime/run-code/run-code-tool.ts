@@ -9,7 +9,7 @@
  * or, failing that, the last host that ran the tool.
  */
 import type { GeneratedToolTypes } from '../../codegen/index.js';
-import { defineTool, InvalidOptionError, ON_REGISTER, type JsonValue, type Tool, type ToolExecContext, type ToolHost } from '../../tools/index.js';
+import { defineTool, InvalidOptionError, ON_REGISTER, type AgentRef, type JsonValue, type Tool, type ToolExecContext, type ToolHost } from '../../tools/index.js';
 import type { ProgramRunner } from '../program-runner.js';
 import { createDescriber } from './description.js';
 import { markRunCodeTool, resolveDescriptionBudget, searchToolOf, spillReadToolOf, toolTypesOf, visibleTools } from '../discovery/index.js';
@@ -180,6 +180,14 @@ export function createRunCodeTool(options: RunCodeOptions = {}): RunCodeTool {
           return durable.resume(resumeOptions);
         },
       },
+      runResult: {
+        enumerable: false,
+        value: (o: { runId: string; agent?: AgentRef }) => (durable === undefined ? Promise.reject(notDurable('runCode.runResult')) : durable.result(o?.runId, o?.agent)),
+      },
+      issueResumeToken: {
+        enumerable: false,
+        value: (runId: string) => (durable === undefined ? Promise.reject(notDurable('runCode.issueResumeToken')) : durable.issueResumeToken(runId)),
+      },
       toolsetFingerprint: {
         enumerable: false,
         value: () => {
@@ -214,6 +222,10 @@ export function createRunCodeTool(options: RunCodeOptions = {}): RunCodeTool {
   return frozen as unknown as RunCodeTool;
 }
 
+
+function notDurable(where: string): InvalidOptionError {
+  return new InvalidOptionError({ where, option: 'durable', value: undefined, expected: 'createRunCodeTool({ durable: { store, keys } })' });
+}
 
 function checkCapacity(capacity: RunnerCapacity | undefined): void {
   if (capacity === undefined) return;

@@ -3,8 +3,8 @@
  * the value of a program rejected before it ran, and the tool itself.
  */
 import type { CodeDiagnostic } from '../../codegen/index.js';
-import type { JsonValue, Tool, ToolHost, ToolResult } from '../../tools/index.js';
-import type { DurableOptions, ResumeOptions, RunCodeSuspended } from '../durable/index.js';
+import type { AgentRef, JsonValue, Tool, ToolHost, ToolResult } from '../../tools/index.js';
+import type { DurableOptions, DurableRunResult, ResumeOptions, RunCodeSuspended } from '../durable/index.js';
 import type { ProgramRunner, RunLimits } from '../program-runner.js';
 import type { CallCounts, RunCodeCall } from './call-list.js';
 import type { SpilledPart } from './output-cap.js';
@@ -161,6 +161,16 @@ export type RunCodeTool = Tool<{ code: string }, RunCodeValue | RunCodeRejected 
    * resumed (every token problem reads the same). Needs the `durable` option.
    */
   resume(options: ResumeOptions): Promise<ToolResult>;
+  /**
+   * Where a durable run stands, for the agent it ran for (`unknown` for anyone else): its final
+   * value once resumed to its end, or what it still waits for. Needs the `durable` option.
+   */
+  runResult(options: { readonly runId: string; readonly agent?: AgentRef }): Promise<DurableRunResult>;
+  /**
+   * A new resume token for a suspended run, signed with the current key, for an operator who
+   * holds the key but not the app's token (`ptc runs approve`). Needs the `durable` option.
+   */
+  issueResumeToken(runId: string): Promise<string>;
   /** Output over the cap, by spill id. */
   readonly spills: SpillStore;
   /** The `spill_read` tool over {@link RunCodeTool.spills} (registered with run_code unless `spillRead: false`). */

@@ -11,6 +11,7 @@ import type { RunCodeTool } from '../runtime/index.js';
 import { traceFileSink, visibleText, type ApprovalChannel, type EventSink, type ToolHost, type TraceKey, type TraceWriter } from '../tools/index.js';
 import { CliError } from './errors.js';
 import { loadToolsModule } from './load-tools.js';
+import type { DurableSettings } from './store-spec.js';
 import { keyFromEnv } from './trace/read-trace.js';
 
 /** Most warnings (and skipped tools) printed one by one; the rest are counted. */
@@ -33,6 +34,11 @@ export interface SessionFlags {
   readonly trace?: string;
   /** `--trace-key-env`: the key of a keyed trace (read from the environment by the command). */
   readonly traceKey?: TraceKey;
+  /**
+   * `--store` with `--durable-key-env`: run_code is durable, an ask in a program is deferred (the
+   * run suspends; `ptc runs approve|deny` answers it), and `run_result` is registered beside it.
+   */
+  readonly durable?: DurableSettings;
 }
 
 /**
@@ -112,7 +118,8 @@ export async function buildSessionHost(
   flags: SessionFlags,
   extra: { onEvent?: EventSink; verbose?: boolean; /** Overrides `flags.approve`. */ approval?: ApprovalChannel } = {},
 ): Promise<SessionHost> {
-  const approval = extra.approval ?? approvalChannel(flags.approve ?? 'no');
+  const base = extra.approval ?? approvalChannel(flags.approve ?? 'no');
+  const approval = flags.durable ? deferring(base) : base;
   const hostOptions = { ...(approval ? { approval } : {}) };
   const host = flags.tools ? await loadToolsModule(flags.tools, hostOptions) : (await import('../examples/tools.js')).createHost(hostOptions);
   let trace: TraceWriter | undefined;
@@ -157,10 +164,15 @@ export async function buildSessionHost(
     for (const s of mcp.skipped.slice(0, MAX_LISTED)) say(`ptc: warning: MCP tool ${visibleText(`${s.server}.${s.tool}`)} not imported: ${visibleText(s.reason)}`);
     if (mcp.skipped.length > MAX_LISTED) say(`ptc: warning: … and ${mcp.skipped.length - MAX_LISTED} more MCP tool(s) not imported`);
   }
-  const { createRunCodeTool, createToolSearchTool, OsSandboxOptionError, OsSandboxUnavailableError } = await import('../runtime/index.js');
+  const { createRunCodeTool, createRunResultTool, createToolSearchTool, OsSandboxOptionError, OsSandboxUnavailableError } = await import('../runtime/index.js');
   let runCode: RunCodeTool;
   try {
-    runCode = createRunCodeTool({ host, isolation: flags.isolation ?? 'process', ...(flags.osSandbox ? { osSandbox: flags.osSandbox } : {}) });
+    runCode = createRunCodeTool({
+      host,
+      isolation: flags.isolation ?? 'process',
+      ...(flags.osSandbox ? { osSandbox: flags.osSandbox } : {}),
+      ...(flags.durable ? { durable: { store: flags.durable.store, keys: flags.durable.keys } } : {}),
+    });
   } catch (err) {
     trace?.close();
     await mcp?.close();
@@ -168,16 +180,17 @@ export async function buildSessionHost(
     throw err;
   }
   const searchTool = createToolSearchTool({ host });
+  const runResult = flags.durable ? createRunResultTool({ runCode }) : undefined;
   try {
     // tool_search beside run_code: a large catalog (many MCP tools) is described as an index.
-    host.register([runCode, searchTool]);
+    host.register([runCode, searchTool, ...(runResult ? [runResult] : [])]);
   } catch (err) {
     trace?.close();
     await mcp?.close();
     throw new CliError(`cannot register run_code: ${(err as Error).message}`);
   }
   let closed = false;
-  const companions = new Set<unknown>([runCode, runCode.spillRead, searchTool]);
+  const companions = new Set<unknown>([runCode, runCode.spillRead, searchTool, runResult]);
   return {
     host,
     runCode,
@@ -192,7 +205,21 @@ export async function buildSessionHost(
       host.close(); // the session's background jobs end with it
       await runCode.close().catch(() => {});
       await mcp?.close();
+      await flags.durable?.store.close?.();
       trace?.close();
+    },
+  };
+}
+
+/**
+ * The approval channel of a durable session: a program's ask is deferred (its run suspends until
+ * `ptc runs approve|deny`), any other ask goes to `inner` (none: denied, as always).
+ */
+function deferring(inner: ApprovalChannel | undefined): ApprovalChannel {
+  return {
+    request: async (request) => {
+      if (request.deferrable) return 'defer';
+      return inner ? inner.request(request) : 'deny';
     },
   };
 }

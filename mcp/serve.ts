@@ -41,9 +41,9 @@ export interface McpServeOptions {
    */
   readonly toolSearchName?: string;
   /**
-   * Also expose every other registered tool directly (default false: only run_code, tool_search
-   * and spill_read, which run_code registers beside itself so a client's model can page through
-   * a spilled output).
+   * Also expose every other registered tool directly (default false: only run_code, tool_search,
+   * spill_read, which run_code registers beside itself so a client's model can page through a
+   * spilled output, and run_result, registered beside a durable run_code).
    */
   readonly exposeTools?: boolean;
   /** Server name and version in `initialize` (default `ptc-runtime`, `0.1.0`). */
@@ -114,8 +114,9 @@ export function mcpApprovalChannel(): McpApprovalChannel {
 
 let callCount = 0;
 
-/** run_code's companion (its name is fixed: DESIGN.md "What the model reads"). */
+/** run_code's companions (their names are fixed: DESIGN.md "What the model reads", "Durable runs"). */
 const SPILL_READ_NAME = 'spill_read';
+const RUN_RESULT_NAME = 'run_result';
 
 const isObject = (v: unknown): v is Record<string, JsonValue> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
@@ -171,11 +172,11 @@ export function createMcpServer(options: McpServeOptions): McpServer {
   }
 
   const toolSearchName = options.toolSearchName ?? 'tool_search';
-  // spill_read only beside a served run_code: it reads what run_code spilled.
+  // spill_read and run_result only beside a served run_code: they read what run_code left.
   const served = (): Tool[] => {
     const tools = host.tools();
     const withRunCode = tools.some((t) => t.name === runCodeName);
-    return tools.filter((t) => t.name === runCodeName || t.name === toolSearchName || (withRunCode && t.name === SPILL_READ_NAME) || options.exposeTools === true);
+    return tools.filter((t) => t.name === runCodeName || t.name === toolSearchName || (withRunCode && (t.name === SPILL_READ_NAME || t.name === RUN_RESULT_NAME)) || options.exposeTools === true);
   };
 
   server.setRequestHandler(ListToolsRequestSchema, async () => ({

@@ -8,6 +8,7 @@ import { registerRun } from './run.js';
 import { registerMcp } from './mcp.js';
 import { registerCodegen } from './codegen.js';
 import { registerCheck } from './check.js';
+import { registerRuns } from './runs.js';
 
 /** Adds a subcommand to the program. */
 export type RegisterCommand = (program: Command) => void;
@@ -18,4 +19,5 @@ export const commands: readonly RegisterCommand[] = [
   registerMcp,
   registerCodegen,
   registerCheck,
+  registerRuns,
 ];

@@ -16,6 +16,7 @@ import { InvalidOptionError, visibleText } from '../../tools/index.js';
 import { CliError, EXIT } from '../errors.js';
 import { buildSessionHost, parseIsolation, parseOsSandbox, traceFlags } from '../session-host.js';
 import { reserveStdout } from '../stdout-guard.js';
+import { durableSettings } from '../store-spec.js';
 
 function parseServeApprove(value: string): 'no' | 'client' {
   if (value === 'no' || value === 'client') return value;
@@ -46,6 +47,9 @@ interface ServeFlags {
   mcpConfig: string[];
   approve: 'no' | 'client';
   mcpVerbose?: boolean;
+  store?: string;
+  durableKeyEnv?: string;
+  durablePreviousKeyEnv?: string;
 }
 
 /** Registers `ptc mcp`. */
@@ -67,6 +71,9 @@ export function registerMcp(program: Command): void {
     .option('--mcp <command line|url>', 'import the tools of another MCP server (a command to run, or an http(s) url); repeatable', collect, [])
     .option('--mcp-config <mcp.json>', 'import the servers of an mcp.json; repeatable', collect, [])
     .option('--mcp-verbose', "show the imported MCP servers' stderr and log messages on stderr (escaped, lines cut at 4,000 characters)")
+    .option('--store <file:DIR>', "durable runs: a program's approval ask suspends its run into this store (answer with ptc runs approve|deny); run_result gives the model the outcome")
+    .option('--durable-key-env <NAME>', 'with --store: the secret (at least 32 bytes) that signs resume tokens, read from this environment variable')
+    .option('--durable-previous-key-env <NAME>', 'with --store: a previous key that still verifies tokens (key rotation)')
     .addHelpText(
       'after',
       '\nClient config: { "mcpServers": { "ptc": { "command": "npx", "args": ["ptc", "mcp", "serve", "--tools", "tools.ts"] } } }\n' +
@@ -88,6 +95,7 @@ export function registerMcp(program: Command): void {
 async function serve(flags: ServeFlags, out: Writable): Promise<void> {
   const { mcpApprovalChannel, McpMessageTooLargeError, serveMcpStdio } = await import('../../mcp/index.js');
   const approval = flags.approve === 'client' ? mcpApprovalChannel() : undefined;
+  const durable = await durableOf(flags);
   const session = await buildSessionHost(
     {
       ...(flags.tools ? { tools: flags.tools } : {}),
@@ -97,11 +105,12 @@ async function serve(flags: ServeFlags, out: Writable): Promise<void> {
       osSandbox: flags.osSandbox,
       mcp: flags.mcp,
       mcpConfig: flags.mcpConfig,
+      ...(durable ? { durable } : {}),
     },
     { verbose: flags.mcpVerbose === true, ...(approval ? { approval } : {}) },
   );
   const tools = session.programTools;
-  process.stderr.write(`ptc mcp serve: run_code over ${tools} tool(s)${flags.exposeTools ? ', tools exposed' : ''}; waiting on stdio\n`);
+  process.stderr.write(`ptc mcp serve: run_code over ${tools} tool(s)${flags.exposeTools ? ', tools exposed' : ''}${durable ? `; durable runs in ${durable.describe}` : ''}; waiting on stdio\n`);
   const stop = new AbortController();
   const onSignal = () => stop.abort();
   process.once('SIGTERM', onSignal);
@@ -116,6 +125,15 @@ async function serve(flags: ServeFlags, out: Writable): Promise<void> {
     process.off('SIGINT', onSignal);
     await session.close();
   }
+}
+
+/** `--store` with its key flags, checked before anything starts. */
+function durableOf(flags: ServeFlags) {
+  return durableSettings({
+    ...(flags.store !== undefined ? { store: flags.store } : {}),
+    ...(flags.durableKeyEnv !== undefined ? { keyEnv: flags.durableKeyEnv } : {}),
+    ...(flags.durablePreviousKeyEnv !== undefined ? { previousKeyEnv: flags.durablePreviousKeyEnv } : {}),
+  });
 }
 
 /** The token named by `--auth-token-env`, checked before anything starts. */
@@ -137,8 +155,18 @@ async function serveHttp(flags: ServeFlags, address: { hostname: string; port: n
   const token = authToken(flags, address.hostname);
   const { mcpApprovalChannel, McpConfigError, serveMcpHttp } = await import('../../mcp/index.js');
   const approval = flags.approve === 'client' ? mcpApprovalChannel() : undefined;
+  const durable = await durableOf(flags);
   const session = await buildSessionHost(
-    { ...(flags.tools ? { tools: flags.tools } : {}), ...traceFlags(flags), approve: 'no', isolation: flags.isolation, mcp: flags.mcp, mcpConfig: flags.mcpConfig },
+    {
+      ...(flags.tools ? { tools: flags.tools } : {}),
+      ...traceFlags(flags),
+      approve: 'no',
+      isolation: flags.isolation,
+      osSandbox: flags.osSandbox,
+      mcp: flags.mcp,
+      mcpConfig: flags.mcpConfig,
+      ...(durable ? { durable } : {}),
+    },
     { verbose: flags.mcpVerbose === true, ...(approval ? { approval } : {}) },
   );
   let served;
@@ -161,7 +189,7 @@ async function serveHttp(flags: ServeFlags, address: { hostname: string; port: n
   }
   const tools = session.programTools;
   process.stderr.write(
-    `ptc mcp serve: run_code over ${tools} tool(s)${flags.exposeTools ? ', tools exposed' : ''}; listening on ${served.url}` +
+    `ptc mcp serve: run_code over ${tools} tool(s)${flags.exposeTools ? ', tools exposed' : ''}${durable ? `; durable runs in ${durable.describe}` : ''}; listening on ${served.url}` +
       `${token ? ' (bearer token required)' : ''}; ${approval ? 'stateful (sessions, for approval by elicitation)' : 'stateless'}\n`,
   );
   await new Promise<void>((resolve) => {

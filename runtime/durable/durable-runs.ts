@@ -15,7 +15,7 @@
  *   and goes on live. The outcome ends the run in the store (`end` entry: `runResult` reads it),
  *   or suspends it again.
  */
-import { randomBytes } from 'node:crypto';
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { DURABLE_CALL, errorText, PtcError, type AgentRef, type DurableDecision, type JsonValue, type ToolExecContext, type ToolHost, type ToolResult } from '../../tools/index.js';
 import type { ProgramRunner, RunLimits } from '../program-runner.js';
 import type { RunClaim, RunMeta, StoredRun } from '../stores/index.js';
@@ -149,7 +149,12 @@ export class DurableRuns {
       limits,
       ...(input.diagnostics ? { diagnostics: input.diagnostics } : {}),
     });
-    const fingerprints = { program: programFingerprint(program.js), toolset: toolsetFingerprint(input.declarations, toolNames), runtime: runtimeFingerprint() };
+    const fingerprints = {
+      program: programFingerprint(program.js),
+      toolset: toolsetFingerprint(input.declarations, toolNames),
+      runtime: runtimeFingerprint(),
+      signer: signerOf(runId, this.options.keys[0]!),
+    };
     return this.drive({ runner: input.runner, program, exec, limits, toolNames, journal, runId, seed, clockMs, fingerprints, segment: 0 });
   }
 
@@ -299,6 +304,9 @@ export class DurableRuns {
     const now = this.options.now();
     if (stored === undefined || stored.status !== 'suspended' || stored.meta.expiresAt <= now) throw new RunResumeError('refused');
     const { meta } = stored;
+    // Only a holder of a key the run was started under may mint: the store alone is not enough.
+    const signer = meta.fingerprints.signer;
+    if (signer === undefined || !this.options.keys.some((key) => safeEqual(signerOf(runId, key), signer))) throw new RunResumeError('refused');
     const programHash = meta.fingerprints.program;
     const toolsetHash = meta.fingerprints.toolset;
     if (programHash === undefined || toolsetHash === undefined) throw new RunResumeError('refused');
@@ -435,9 +443,20 @@ interface DriveInput {
   readonly runId: string;
   readonly seed: string;
   readonly clockMs: number;
-  readonly fingerprints: { readonly program: string; readonly toolset: string; readonly runtime: string };
+  readonly fingerprints: { readonly program: string; readonly toolset: string; readonly runtime: string; readonly signer: string };
   readonly segment: number;
   readonly replay?: { readonly plan: ReplayPlan; readonly decisions: ReadonlyMap<string, DurableDecision>; readonly meta: RunMeta };
+}
+
+/** Which key a run was started under, without revealing it: a MAC of its id. */
+function signerOf(runId: string, key: Uint8Array): string {
+  return createHmac('sha256', key).update(`ptc-durable-run-signer\0${runId}`).digest('hex').slice(0, 32);
+}
+
+function safeEqual(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
 }
 
 function parseArgs(json: string): JsonValue {

@@ -168,7 +168,8 @@ export type RunCodeTool = Tool<{ code: string }, RunCodeValue | RunCodeRejected 
   runResult(options: { readonly runId: string; readonly agent?: AgentRef }): Promise<DurableRunResult>;
   /**
    * A new resume token for a suspended run, signed with the current key, for an operator who
-   * holds the key but not the app's token (`ptc runs approve`). Needs the `durable` option.
+   * holds the key but not the app's token (`ptc runs approve`): refused (`RunResumeError`) unless
+   * one of this tool's keys is one the run was started under. Needs the `durable` option.
    */
   issueResumeToken(runId: string): Promise<string>;
   /** Output over the cap, by spill id. */

@@ -82,6 +82,10 @@ export { CallScheduler, StepScheduler } from './tools/index.js';
 export { modelContent, modelText, selectToolSchemas, unwrapResult } from './tools/index.js';
 export type { ToolSelection } from './tools/index.js';
 
+// A durable run's suspension as the adapters give it to the app, and its resume (docs/agent-loop.md)
+export { resumeRun, splitSuspension } from './tools/index.js';
+export type { OnSuspended, ResumedRun, ResumeRunOptions, RunResumer, RunSuspension, SuspendedCall } from './tools/index.js';
+
 // JSON values
 export { deepFreeze, materializeJson, toJson } from './tools/index.js';
 export type { JsonObject, JsonValue } from './tools/index.js';

@@ -8,3 +8,6 @@ export { AiSdkToolError, isDeniedOutput } from './results.js';
 export type { AiSdkModelOutput, DeniedToolOutput } from './results.js';
 export { approvalAnswer } from './approval.js';
 export type { ApprovalAnswer } from './approval.js';
+export { resumeAiSdkRun } from './resume.js';
+export type { AiSdkResumedRun } from './resume.js';
+export type { OnSuspended, ResumedRun, ResumeRunOptions, RunResumer, RunSuspension, SuspendedCall } from '../tools/index.js';

@@ -9,7 +9,7 @@
  * approval.ts.
  */
 import { jsonSchema, type JSONSchema7, type ToolExecutionOptions, type ToolSet } from 'ai';
-import { InvalidOptionError, selectToolSchemas, StepScheduler, type AgentRef, type JsonValue, type ToolHost, type ToolSchema, type ToolSelection } from '../tools/index.js';
+import { InvalidOptionError, reportSuspension, selectToolSchemas, StepScheduler, type AgentRef, type JsonValue, type OnSuspended, type ToolHost, type ToolSchema, type ToolSelection } from '../tools/index.js';
 import { approvalEvidence, needsApprovalFor } from './approval.js';
 import { AiSdkToolError, deniedOutput, modelOutputOf, modelOutputOfStored, ResultStore, type DeniedToolOutput } from './results.js';
 
@@ -25,6 +25,12 @@ export interface AiSdkToolsOptions extends ToolSelection {
    * host's channel: no framework can pause its loop from inside a running tool.
    */
   readonly approval?: 'host' | 'framework';
+  /**
+   * Gets every durable run that suspends (run_code's `value.suspended`, a person must decide),
+   * with its resume token, before the SDK sees the call's result. The step's output carries the
+   * suspension without the token, and the model reads one line; resume with `resumeAiSdkRun`.
+   */
+  readonly onSuspended?: OnSuspended;
 }
 
 /** The output of one of our tools as the app sees it: the canonical value, or a denial. */
@@ -41,7 +47,8 @@ export function toAiSdkTools(host: ToolHost, options: AiSdkToolsOptions = {}): T
   const store = new ResultStore();
   const steps = new StepScheduler(host);
   const tools: ToolSet = {};
-  for (const schema of selectToolSchemas(host, options)) tools[schema.name] = aiSdkTool(host, schema, { agent: options.agent, approval, store, steps });
+  const { agent, onSuspended } = options;
+  for (const schema of selectToolSchemas(host, options)) tools[schema.name] = aiSdkTool(host, schema, { agent, approval, store, steps, onSuspended });
   return tools;
 }
 
@@ -50,9 +57,10 @@ interface Shared {
   readonly approval: 'host' | 'framework';
   readonly store: ResultStore;
   readonly steps: StepScheduler;
+  readonly onSuspended: OnSuspended | undefined;
 }
 
-function aiSdkTool(host: ToolHost, schema: ToolSchema, { agent, approval, store, steps }: Shared): ToolSet[string] {
+function aiSdkTool(host: ToolHost, schema: ToolSchema, { agent, approval, store, steps, onSuspended }: Shared): ToolSet[string] {
   const name = schema.name;
   return {
     description: schema.description,
@@ -63,7 +71,9 @@ function aiSdkTool(host: ToolHost, schema: ToolSchema, { agent, approval, store,
       const approved = approval === 'framework' ? approvalEvidence(options?.messages, toolCallId) : undefined;
       const signal = options?.abortSignal;
       // The SDK starts a step's calls at once; every call of a step gets the same messages array.
-      const result = await steps.call(options?.messages, { id: toolCallId, name, args: input }, { ...(agent ? { agent } : {}), ...(signal ? { signal } : {}), ...(approved ? { approved } : {}) });
+      const called = await steps.call(options?.messages, { id: toolCallId, name, args: input }, { ...(agent ? { agent } : {}), ...(signal ? { signal } : {}), ...(approved ? { approved } : {}) });
+      // A suspension's token goes to the app alone; the output (stored, streamed to UIs) has none.
+      const result = await reportSuspension(called, onSuspended);
       if (result.denied) {
         store.set(input, result);
         return deniedOutput(result);

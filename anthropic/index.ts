@@ -19,3 +19,6 @@ export type { RunToolUsesOptions, ToolUseMessage } from './run-tool-uses.js';
 export { toAnthropicRunnableTools } from './runnable-tools.js';
 export type { AnthropicRunnableTool, AnthropicRunnableToolsOptions } from './runnable-tools.js';
 export { AnthropicToolDefinitionError } from './errors.js';
+export { resumeAnthropicRun } from './resume.js';
+export type { AnthropicResumedRun } from './resume.js';
+export type { OnSuspended, ResumedRun, ResumeRunOptions, RunResumer, RunSuspension, SuspendedCall } from '../tools/index.js';

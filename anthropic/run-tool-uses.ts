@@ -18,7 +18,7 @@
  */
 import type { BetaMessage, BetaMessageParam } from '@anthropic-ai/sdk/resources/beta/messages';
 import type { Message, MessageParam, ToolResultBlockParam } from '@anthropic-ai/sdk/resources/messages';
-import type { AgentRef, ToolHost, TurnCallOptions } from '../tools/index.js';
+import { reportSuspension, type AgentRef, type OnSuspended, type ToolHost, type TurnCallOptions } from '../tools/index.js';
 import { toolResultBlock } from './results.js';
 import { allowedCallersOf, programCallRefusal } from './program-callers.js';
 import { readMessageToolUses } from './tool-uses.js';
@@ -38,6 +38,12 @@ export interface RunToolUsesOptions {
    * there lists its caller; left out, no program's call runs (the API's default: direct only).
    */
   readonly tools?: readonly unknown[];
+  /**
+   * Gets every durable run that suspends (run_code's `value.suspended`: a person must decide),
+   * with its resume token. Its `tool_result` is the one line the model reads (never the token);
+   * resume with `resumeAnthropicRun`.
+   */
+  readonly onSuspended?: OnSuspended;
 }
 
 /**
@@ -71,5 +77,6 @@ export async function runToolUses(host: ToolHost, message: ToolUseMessage, optio
     uses.map((use) => use.call),
     { ...(agent ? { agent } : {}), ...(signal ? { signal } : {}), ...(perCall.size > 0 ? { perCall } : {}) },
   );
+  for (const result of results) await reportSuspension(result, options.onSuspended);
   return uses.map((use, i) => toolResultBlock(use.toolUseId, results[i]!, { textOnly: use.origin !== undefined }));
 }

@@ -26,7 +26,7 @@
  */
 import type { BetaRunnableTool, BetaToolRunContext } from '@anthropic-ai/sdk/lib/tools/BetaRunnableTool';
 import { ToolError, type BetaToolResultContentBlockParam } from '@anthropic-ai/sdk/resources/beta/messages';
-import { StepScheduler, type AgentRef, type CallOptions, type ToolHost, type ToolResult } from '../tools/index.js';
+import { reportSuspension, StepScheduler, type AgentRef, type CallOptions, type OnSuspended, type ToolHost, type ToolResult } from '../tools/index.js';
 import { resultBlocks, resultText } from './results.js';
 import { programCallRefusal } from './program-callers.js';
 import { originOf } from './tool-uses.js';
@@ -39,6 +39,8 @@ export type AnthropicRunnableTool = BetaRunnableTool<unknown>;
 export interface AnthropicRunnableToolsOptions extends AnthropicToolsOptions {
   /** Who the calls run for. The host's approval channel needs one: without it an `ask` is denied. */
   readonly agent?: AgentRef;
+  /** Gets every durable run that suspends, with its resume token, as `runToolUses`' option does. */
+  readonly onSuspended?: OnSuspended;
 }
 
 /**
@@ -46,9 +48,9 @@ export interface AnthropicRunnableToolsOptions extends AnthropicToolsOptions {
  * `client.beta.messages.toolRunner`. Throws as `toAnthropicTools` does.
  */
 export function toAnthropicRunnableTools(host: ToolHost, options: AnthropicRunnableToolsOptions = {}): AnthropicRunnableTool[] {
-  const { agent } = options;
+  const { agent, onSuspended, ...definitions } = options;
   const steps = new StepScheduler(host);
-  return toAnthropicTools(host, options).map((definition): AnthropicRunnableTool => {
+  return toAnthropicTools(host, definitions).map((definition): AnthropicRunnableTool => {
     const name = definition.name;
     const allowed: ReadonlySet<string> = new Set(definition.allowed_callers ?? []);
     return {
@@ -69,7 +71,7 @@ export function toAnthropicRunnableTools(host: ToolHost, options: AnthropicRunna
           throw new ToolError(resultText(refused!));
         }
         // The runner hands its calls no step object; its signal is one per runner (when given).
-        const result: ToolResult = await steps.call(signal, call, callOptions);
+        const result: ToolResult = await reportSuspension(await steps.call(signal, call, callOptions), onSuspended);
         const blocks = origin ? undefined : resultBlocks(result);
         // The runner always sends a content: an empty result is the empty string.
         const content = blocks === undefined ? resultText(result) : blocks.length > 0 ? blocks : '';

@@ -17,3 +17,6 @@ export { runToolCalls } from './run-tool-calls.js';
 export type { RunToolCallsOptions, ToolCallsMessage } from './run-tool-calls.js';
 export { messageContentOf, toolMessageOf } from './results.js';
 export type { PassThroughSchema } from './input-schema.js';
+export { resumeLangChainRun } from './resume.js';
+export type { LangChainResumedRun } from './resume.js';
+export type { OnSuspended, ResumedRun, ResumeRunOptions, RunResumer, RunSuspension, SuspendedCall } from '../tools/index.js';

@@ -17,7 +17,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { AIMessage, ToolMessage } from '@langchain/core/messages';
-import type { AgentRef, ToolCall, ToolHost } from '../tools/index.js';
+import { reportSuspension, type AgentRef, type OnSuspended, type ToolCall, type ToolHost, type ToolResult } from '../tools/index.js';
 import { toolMessageOf } from './results.js';
 
 /** A message whose tool calls to run: an `AIMessage`, or anything with its `tool_calls`. */
@@ -29,6 +29,8 @@ export interface RunToolCallsOptions {
   readonly agent?: AgentRef;
   /** Aborts the calls: running ones see it as their signal, the ones not started are refused. */
   readonly signal?: AbortSignal;
+  /** Gets every durable run that suspends, with its resume token, as `toLangChainTools`' option does. */
+  readonly onSuspended?: OnSuspended;
 }
 
 /**
@@ -40,7 +42,9 @@ export async function runToolCalls(host: ToolHost, message: ToolCallsMessage, op
   if (calls.length === 0) return [];
   const { agent, signal } = options;
   const results = await host.runTurn(calls, { ...(agent ? { agent } : {}), ...(signal ? { signal } : {}) });
-  return calls.map((call, i) => toolMessageOf(results[i]!, call.id));
+  const shown: ToolResult[] = [];
+  for (const result of results) shown.push(await reportSuspension(result, options.onSuspended));
+  return calls.map((call, i) => toolMessageOf(shown[i]!, call.id));
 }
 
 /** The message's tool calls as ours, each read once. */

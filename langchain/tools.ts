@@ -30,7 +30,7 @@ import { randomUUID } from 'node:crypto';
 import type { CallbackManagerForToolRun } from '@langchain/core/callbacks/manager';
 import type { ToolMessage } from '@langchain/core/messages';
 import { StructuredTool, type ToolRunnableConfig } from '@langchain/core/tools';
-import { selectToolSchemas, StepScheduler, type AgentRef, type ToolHost, type ToolSchema, type ToolSelection } from '../tools/index.js';
+import { reportSuspension, selectToolSchemas, StepScheduler, type AgentRef, type OnSuspended, type ToolHost, type ToolSchema, type ToolSelection } from '../tools/index.js';
 import { passThroughSchema, type PassThroughSchema } from './input-schema.js';
 import { toolMessageOf } from './results.js';
 
@@ -38,12 +38,20 @@ import { toolMessageOf } from './results.js';
 export interface LangChainToolsOptions extends ToolSelection {
   /** Who the calls run for. The host's approval channel needs one: without it an `ask` is denied. */
   readonly agent?: AgentRef;
+  /**
+   * Gets every durable run that suspends (run_code's `value.suspended`: a person must decide),
+   * with its resume token. The `ToolMessage`'s content is the one line the model reads, its
+   * `artifact` the suspension without the token (messages are checkpointed and traced); resume
+   * with `resumeLangChainRun`.
+   */
+  readonly onSuspended?: OnSuspended;
 }
 
 interface Shared {
   readonly host: ToolHost;
   readonly agent: AgentRef | undefined;
   readonly steps: StepScheduler;
+  readonly onSuspended: OnSuspended | undefined;
 }
 
 /**
@@ -73,11 +81,12 @@ export class HostStructuredTool extends StructuredTool<PassThroughSchema, unknow
   }
 
   protected override async _call(args: unknown, _runManager?: CallbackManagerForToolRun, config?: ToolRunnableConfig): Promise<ToolMessage> {
-    const { host, agent, steps } = this.#shared;
+    const { host, agent, steps, onSuspended } = this.#shared;
     const given = config?.toolCall?.id;
     const id = typeof given === 'string' && given !== '' ? given : `langchain-${randomUUID()}`;
     const signal = config?.signal;
-    const result = await steps.call(stepOf(config), { id, name: this.name, args }, { ...(agent ? { agent } : {}), ...(signal ? { signal } : {}) });
+    const called = await steps.call(stepOf(config), { id, name: this.name, args }, { ...(agent ? { agent } : {}), ...(signal ? { signal } : {}) });
+    const result = await reportSuspension(called, onSuspended);
     return toolMessageOf(result, id);
   }
 }
@@ -98,6 +107,6 @@ function stepOf(config: ToolRunnableConfig | undefined): unknown {
  * lacks.
  */
 export function toLangChainTools(host: ToolHost, options: LangChainToolsOptions = {}): HostStructuredTool[] {
-  const shared: Shared = { host, agent: options.agent, steps: new StepScheduler(host) };
+  const shared: Shared = { host, agent: options.agent, steps: new StepScheduler(host), onSuspended: options.onSuspended };
   return selectToolSchemas(host, options).map((schema) => new HostStructuredTool(schema, shared));
 }

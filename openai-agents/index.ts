@@ -8,3 +8,6 @@ export type { AgentsToolsOptions } from './tools.js';
 export { agentsCallData, CUSTOM_DATA_KEY } from './results.js';
 export type { AgentsCallData, AgentsToolOutput } from './results.js';
 export { FRAMEWORK } from './approval.js';
+export { resumeAgentsRun } from './resume.js';
+export type { AgentsResumedRun } from './resume.js';
+export type { OnSuspended, ResumedRun, ResumeRunOptions, RunResumer, RunSuspension, SuspendedCall } from '../tools/index.js';

@@ -26,7 +26,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { tool, type FunctionTool, type FunctionToolCustomDataContext, type RunContext } from '@openai/agents-core';
-import { InvalidOptionError, PtcError, selectToolSchemas, StepScheduler, type AgentRef, type ToolHost, type ToolSchema, type ToolSelection } from '../tools/index.js';
+import { InvalidOptionError, PtcError, reportSuspension, selectToolSchemas, StepScheduler, type AgentRef, type OnSuspended, type ToolHost, type ToolSchema, type ToolSelection } from '../tools/index.js';
 import { approvalEvidence, needsApprovalFor } from './approval.js';
 import { callerRefusal, originOfCaller, PROGRAMMATIC_CALLERS } from './callers.js';
 import { callDataOf, CUSTOM_DATA_KEY, modelOutputOf, ResultStore, type AgentsToolOutput } from './results.js';
@@ -49,6 +49,14 @@ export interface AgentsToolsOptions extends ToolSelection {
    * the pipeline with origin `provider-program`. Default false: the SDK refuses them.
    */
   readonly programmaticCallers?: boolean;
+  /**
+   * Gets every durable run that suspends (run_code's `value.suspended`: a person must decide),
+   * with its resume token, before the SDK sees the call's output. The model reads one line, the
+   * output item's `customData.ptc.value` holds the suspension without the token (run state is
+   * serialized and stored), and the run goes on; resume with `resumeAgentsRun`. Not an
+   * interruption: those pause before a tool runs, and a program suspends inside one.
+   */
+  readonly onSuspended?: OnSuspended;
 }
 
 /** Two host tools would have the same name in the SDK (which maps `[^A-Za-z0-9]` to `_`). */
@@ -79,7 +87,7 @@ export function toAgentsTools(host: ToolHost, options: AgentsToolsOptions = {}):
   if (approval !== 'host' && approval !== 'framework') throw new InvalidOptionError({ where: 'toAgentsTools', option: 'approval', value: approval, expected: "'host' or 'framework'" });
   const programmaticCallers = options.programmaticCallers ?? false;
   if (typeof programmaticCallers !== 'boolean') throw new InvalidOptionError({ where: 'toAgentsTools', option: 'programmaticCallers', value: programmaticCallers, expected: 'a boolean' });
-  const shared: Shared = { host, agent: options.agent, approval, programmaticCallers, results: new ResultStore(), scheduler: new StepScheduler(host), neverCalledId: `ptc-runtime:never-called:${randomUUID()}` };
+  const shared: Shared = { host, agent: options.agent, approval, programmaticCallers, results: new ResultStore(), scheduler: new StepScheduler(host), neverCalledId: `ptc-runtime:never-called:${randomUUID()}`, onSuspended: options.onSuspended };
   const tools = selectToolSchemas(host, options).map((schema) => agentsTool(shared, schema));
   const hostNameOf = new Map<string, string>();
   for (const t of tools) {
@@ -98,6 +106,7 @@ interface Shared {
   readonly results: ResultStore;
   readonly scheduler: StepScheduler;
   readonly neverCalledId: string;
+  readonly onSuspended: OnSuspended | undefined;
 }
 
 function agentsTool(shared: Shared, schema: ToolSchema): { tool: FunctionTool; hostName: string } {
@@ -127,7 +136,9 @@ function agentsTool(shared: Shared, schema: ToolSchema): { tool: FunctionTool; h
         results.set(runContext, callId, refused!);
         return modelOutputOf(refused!);
       }
-      const result = await shared.scheduler.call(runContext, call, { ...(agent ? { agent } : {}), ...(signal ? { signal } : {}), ...(origin ? { origin } : {}), ...(approved ? { approved } : {}) });
+      const called = await shared.scheduler.call(runContext, call, { ...(agent ? { agent } : {}), ...(signal ? { signal } : {}), ...(origin ? { origin } : {}), ...(approved ? { approved } : {}) });
+      // A suspension's token goes to the app alone; the output item (run state) has none.
+      const result = await reportSuspension(called, shared.onSuspended);
       results.set(runContext, callId, result);
       return modelOutputOf(result);
     },

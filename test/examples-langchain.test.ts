@@ -37,7 +37,8 @@ describe('the LangChain section of docs/agent-loop.md', () => {
   it('shows code that is in examples/langchain.ts, line for line', () => {
     const full = readFileSync(new URL('../docs/agent-loop.md', import.meta.url), 'utf8');
     const start = full.indexOf('## LangChain / LangGraph');
-    const doc = full.slice(start, full.indexOf('\n## ', start + 1));
+    // Up to the next section, or the durable-runs part (whose code is examples/durable-langchain.ts').
+    const doc = full.slice(start, Math.min(full.indexOf('\n## ', start + 1), full.indexOf('\n### Durable runs', start)));
     const example = readFileSync(new URL('../examples/langchain.ts', import.meta.url), 'utf8');
     const lines = new Set(example.split('\n').map((l) => l.trim()));
     const blocks = [...doc.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1]!);

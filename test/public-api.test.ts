@@ -43,6 +43,7 @@ const INTERNAL_TO_LAYERS: Readonly<Record<string, string>> = {
   durableCallOf: 'reads that part of call options (runtime)',
   DurableCall: 'its shape',
   DurableCallOptions: 'call options with it',
+  reportSuspension: "hands a suspension to an adapter's onSuspended and takes the token out of the result (adapters)",
 };
 
 /** The type-only names among them (no runtime value to find). */

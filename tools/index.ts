@@ -70,6 +70,8 @@ export { unwrapResult } from './unwrap-result.js';
 export { selectToolSchemas, ToolSelectionError } from './select-tools.js';
 export type { ToolSelection } from './select-tools.js';
 export { modelContent, modelText } from './model-content.js';
+export { reportSuspension, resumeRun, splitSuspension } from './run-suspension.js';
+export type { OnSuspended, ResumedRun, ResumeRunOptions, RunResumer, RunSuspension, SuspendedCall } from './run-suspension.js';
 export { EVENT_LOG_FORMAT, readEvent, replaySession, SessionViewBuilder, watchSession } from './replay/index.js';
 export type {
   CallStatus,

@@ -73,6 +73,8 @@ export interface RunBridgeOptions {
    * the program's own call number ({@link ChildCallMeta.seq}), the same in every replay.
    */
   readonly idTag?: string;
+  /** Wall time the run spent before its bridge opened that counts against `wallMs` (its wait for the type checker), ms. */
+  readonly wallSpentMs?: number;
 }
 
 /** What a durable run's relay says about one call it passes on (runtime/durable). */
@@ -157,7 +159,7 @@ export function openRunBridge(options: RunBridgeOptions): RunBridge {
   const tokenId = tokenIdOf(token);
   const origin = Object.freeze({ kind: 'ptc' as const, parentCallId, token });
   const runTag = `${tokenId.slice(0, 8)}${(++runCounter).toString(36)}`;
-  const clock = new RunClock({ wallMs: limits.wallMs, clock: options.clock, onExpire: () => stop(new RunLimitError('wallMs', limits.wallMs, limitMessage('wallMs', limits.wallMs))) });
+  const clock = new RunClock({ wallMs: Math.max(0, limits.wallMs - (options.wallSpentMs ?? 0)), clock: options.clock, onExpire: () => stop(new RunLimitError('wallMs', limits.wallMs, limitMessage('wallMs', limits.wallMs))) });
   const now = clock.now;
   const calls = new ChildCalls(now);
   const sleeps = new RunSleeps({ clock: options.clock ?? realClock });

@@ -35,7 +35,7 @@ export interface RunCodeOptions {
    * a few lines of recursive types can take TypeScript minutes and gigabytes). Over one, the
    * check is abandoned: with `'reject'` the program does not run, with `'warn'` it runs
    * unchecked. Defaults: `timeMs` 5 000 per check, `memoryMb` 512 for the thread's heap,
-   * `maxQueuedPerAgent` 8 checks of one agent waiting for the thread (one more is refused with a
+   * `maxQueuedPerAgent` 64 checks of one agent waiting for the thread (one more is refused with a
    * `RunCodeError` of kind `'typecheck-busy'`). Checks are served round-robin by agent, and a
    * run's wait for the thread counts in its `wallMs` (docs/run-code.md "Type check").
    */

@@ -25,12 +25,13 @@ export interface TypecheckLimits {
   readonly memoryMb: number;
   /**
    * Checks of one agent waiting in the queue at once (the one being checked not counted);
-   * one more is refused (`RunCodeError` of kind `'typecheck-busy'`). Default 8.
+   * one more is refused (`RunCodeError` of kind `'typecheck-busy'`). Default 64: a burst of one
+   * agent's runs (64 at once in the many-runs bench) is served, a flood of thousands is not.
    */
   readonly maxQueuedPerAgent: number;
 }
 
-export const DEFAULT_TYPECHECK_LIMITS: TypecheckLimits = Object.freeze({ timeMs: 5_000, memoryMb: 512, maxQueuedPerAgent: 8 });
+export const DEFAULT_TYPECHECK_LIMITS: TypecheckLimits = Object.freeze({ timeMs: 5_000, memoryMb: 512, maxQueuedPerAgent: 64 });
 
 const LIMIT_KEYS = Object.keys(DEFAULT_TYPECHECK_LIMITS) as (keyof TypecheckLimits)[];
 

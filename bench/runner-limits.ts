@@ -15,4 +15,5 @@ export const BENCH_RUN_LIMITS: RunLimits = {
   maxResultBytes: 1 << 20,
   rssMb: 1024,
   hostMs: 600_000,
+  approvalWaitMs: 600_000,
 };

@@ -20,7 +20,8 @@ export type LimitName =
   | 'maxArgNodes'
   | 'maxResultBytes'
   | 'rssMb'
-  | 'hostMs';
+  | 'hostMs'
+  | 'approvalWaitMs';
 
 /** Every {@link LimitName}, in the order `RunLimits` declares them. */
 export const LIMIT_NAMES: readonly LimitName[] = Object.freeze([
@@ -37,6 +38,7 @@ export const LIMIT_NAMES: readonly LimitName[] = Object.freeze([
   'maxResultBytes',
   'rssMb',
   'hostMs',
+  'approvalWaitMs',
 ]);
 
 /** Whether `name` is a limit's name. */
@@ -85,6 +87,7 @@ const PASSED: { readonly [L in LimitName]: (lv: string) => string } = {
   maxResultBytes: (lv) => `returned a value larger than ${lv} bytes as JSON`,
   rssMb: (lv) => `used more than ${lv} MB of resident memory in its sandbox process`,
   hostMs: (lv) => `made the host work more than ${lv} ms for its tool calls before they ran (reading and validating arguments, recording events)`,
+  approvalWaitMs: (lv) => `waited more than ${lv} ms in all for people to approve its calls`,
 };
 
 /** Why one call was refused at a limit. */

@@ -27,12 +27,12 @@
  *   timer (run-sleeps.ts), not a tool call: no pipeline, not in `calls`, not in `maxCalls`.
  */
 import { setMaxListeners } from 'node:events';
-import { CallScheduler, DURABLE_CALL, errorText, subscribeAbort, tokenIdOf, type AgentRef, type CallOptions, type DurableCall, type JsonValue, type ToolHost, type ToolResult } from '../tools/index.js';
+import { APPROVAL_BUDGET, CallScheduler, DURABLE_CALL, type ApprovalBudget, errorText, subscribeAbort, tokenIdOf, type AgentRef, type CallOptions, type DurableCall, type JsonValue, type ToolHost, type ToolResult } from '../tools/index.js';
 import { openApprovalWaits } from './approval-waits.js';
 import { ChildCalls, type ChildCallRecord } from './child-calls.js';
 import { RunAbortedError, RunLimitError, RunStoppedError } from './errors.js';
 import { parseGuestArgs, type ArgCaps } from './guest-args.js';
-import { limitMessage } from './limit-failure.js';
+import { limitMessage, limitText } from './limit-failure.js';
 import { HostWorkBudget } from './host-budget.js';
 import { guestFailure, guestOutcomeOf, type ChildOutcome } from './guest-outcome.js';
 import { realClock, type DeadlineClock } from './pausable-deadline.js';
@@ -50,6 +50,11 @@ export interface BridgeLimits extends ArgCaps {
   readonly maxLogBytes: number;
   /** Host work the run's calls may cost before their tools run, ms (host-budget.ts); absent: unbounded. */
   readonly hostMs?: number;
+  /**
+   * Wall time the run's children may wait for people in all, ms (absent: unbounded). Past it,
+   * pending and later asks are denied as `unavailable`, naming the limit; the run goes on.
+   */
+  readonly approvalWaitMs?: number;
 }
 
 /** Options of {@link openRunBridge}. */
@@ -73,6 +78,8 @@ export interface RunBridgeOptions {
    * the program's own call number ({@link ChildCallMeta.seq}), the same in every replay.
    */
   readonly idTag?: string;
+  /** Wall time the run spent before its bridge opened that counts against `wallMs` (its wait for the type checker), ms. */
+  readonly wallSpentMs?: number;
 }
 
 /** What a durable run's relay says about one call it passes on (runtime/durable). */
@@ -157,7 +164,16 @@ export function openRunBridge(options: RunBridgeOptions): RunBridge {
   const tokenId = tokenIdOf(token);
   const origin = Object.freeze({ kind: 'ptc' as const, parentCallId, token });
   const runTag = `${tokenId.slice(0, 8)}${(++runCounter).toString(36)}`;
-  const clock = new RunClock({ wallMs: limits.wallMs, clock: options.clock, onExpire: () => stop(new RunLimitError('wallMs', limits.wallMs, limitMessage('wallMs', limits.wallMs))) });
+  // The run's approval budget: once its children have waited approvalWaitMs for people, their
+  // asks are denied (approval-budget.ts) and the run goes on without them.
+  const approvalCutoff = new AbortController();
+  setMaxListeners(0, approvalCutoff.signal);
+  const clock = new RunClock({
+    wallMs: Math.max(0, limits.wallMs - (options.wallSpentMs ?? 0)),
+    clock: options.clock,
+    onExpire: () => stop(new RunLimitError('wallMs', limits.wallMs, limitMessage('wallMs', limits.wallMs))),
+    ...(limits.approvalWaitMs !== undefined ? { approvalWaitMs: limits.approvalWaitMs, onApprovalBudgetSpent: () => approvalCutoff.abort() } : {}),
+  });
   const now = clock.now;
   const calls = new ChildCalls(now);
   const sleeps = new RunSleeps({ clock: options.clock ?? realClock });
@@ -185,7 +201,9 @@ export function openRunBridge(options: RunBridgeOptions): RunBridge {
 
   const hostWork = new HostWorkBudget({ limitMs: limits.hostMs ?? Number.POSITIVE_INFINITY, onExceeded: stop });
   // The same options for every child: the run's agent, its signal and its origin.
-  const childOptions = Object.freeze({ ...(agent ? { agent } : {}), signal: runAbort.signal, origin });
+  const approvalBudget: ApprovalBudget | undefined =
+    limits.approvalWaitMs === undefined ? undefined : Object.freeze({ signal: approvalCutoff.signal, reason: `unavailable: the run already waited ${limitText('approvalWaitMs', limits.approvalWaitMs)} ms in all for approvals` });
+  const childOptions = Object.freeze({ ...(agent ? { agent } : {}), signal: runAbort.signal, origin, ...(approvalBudget ? { [APPROVAL_BUDGET]: approvalBudget } : {}) });
 
   // Approval waits pause the wall clock: an `ask` for one of our children starts a wait, its
   // approval decision (or result) ends it. One sink per host routes them (approval-waits.ts).

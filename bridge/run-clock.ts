@@ -20,6 +20,10 @@ export interface RunClockOptions {
   readonly onExpire: () => void;
   /** Timers and readings (default: `performance.now` and the real timers). */
   readonly clock?: DeadlineClock;
+  /** The run's budget of approval waits, ms (time with at least one child waiting; absent: unbounded). */
+  readonly approvalWaitMs?: number;
+  /** Called once when the approval waits reach `approvalWaitMs`. */
+  readonly onApprovalBudgetSpent?: () => void;
 }
 
 /** How the run's time was spent, once it is over. */
@@ -43,6 +47,10 @@ export class RunClock {
   private approvalWaitMs = 0;
   private queuedSince: number | undefined;
   private queuedMs = 0;
+  private readonly approvalBudgetMs: number;
+  private readonly onApprovalBudgetSpent: (() => void) | undefined;
+  private approvalTimer: unknown;
+  private approvalBudgetSpent = false;
 
   constructor(options: RunClockOptions) {
     this.clock = options.clock ?? realClock;
@@ -50,6 +58,8 @@ export class RunClock {
     this.now = clock === realClock ? realNow : () => clock.now();
     this.openedAt = this.clock.now();
     this.deadline = new PausableDeadline(options.wallMs, options.onExpire, this.clock);
+    this.approvalBudgetMs = options.approvalWaitMs ?? Number.POSITIVE_INFINITY;
+    this.onApprovalBudgetSpent = options.onApprovalBudgetSpent;
   }
 
   /** Now, on this run's clock (a function of its own: the bridge reads it several times a call). */
@@ -59,14 +69,30 @@ export class RunClock {
   approvalWait(callId: string, waiting: boolean): void {
     if (waiting) {
       if (this.asking.has(callId)) return;
-      if (this.asking.size === 0) this.askingSince = this.now();
+      if (this.asking.size === 0) {
+        this.askingSince = this.now();
+        this.armApprovalBudget();
+      }
       this.asking.add(callId);
       this.deadline.pause();
       return;
     }
     if (!this.asking.delete(callId)) return;
-    if (this.asking.size === 0) this.approvalWaitMs += this.now() - this.askingSince;
+    if (this.asking.size === 0) {
+      this.approvalWaitMs += this.now() - this.askingSince;
+      this.clock.clearTimeout(this.approvalTimer);
+    }
     this.deadline.resume();
+  }
+
+  /** While a child waits: a timer for what is left of the approval budget. */
+  private armApprovalBudget(): void {
+    if (this.approvalBudgetSpent || !Number.isFinite(this.approvalBudgetMs)) return;
+    this.approvalTimer = this.clock.setTimeout(() => {
+      if (this.approvalBudgetSpent) return;
+      this.approvalBudgetSpent = true;
+      this.onApprovalBudgetSpent?.();
+    }, Math.max(0, this.approvalBudgetMs - this.approvalWaitMs));
   }
 
   /** The runner started (`true`) or stopped (`false`) waiting for room to start the program. */
@@ -85,6 +111,7 @@ export class RunClock {
   /** Disarms the deadline for good (the run ended, or a limit stopped it). */
   stop(): void {
     this.deadline.stop();
+    this.clock.clearTimeout(this.approvalTimer);
   }
 
   /**

@@ -101,6 +101,9 @@ export const PROGRAM_LIB: readonly string[] = Object.freeze([
   'lib.es2024.string.d.ts',
 ]);
 
+/** The TypeScript version that checks programs (part of a cached check's key). */
+export const TYPESCRIPT_VERSION: string = ts.version;
+
 /** The compiler options model programs are checked with (see the file note). */
 export const CHECK_COMPILER_OPTIONS: Readonly<ts.CompilerOptions> = Object.freeze({
   strict: true,

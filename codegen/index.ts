@@ -6,7 +6,7 @@ export { generateToolTypes, PROGRAM_GLOBALS } from './generate-tool-types.js';
 export type { GeneratedToolTypes, GenerateToolTypesOptions, ToolTypes } from './generate-tool-types.js';
 export { declareTool } from './tool-declaration.js';
 export type { DeclaredTool } from './tool-declaration.js';
-export { checkCode, checkerFor, CodeChecker, warmupCheckCode, CHECK_COMPILER_OPTIONS, PROGRAM_LIB, MAX_CHECKED_PROGRAM_CHARS, MAX_DIAGNOSTICS } from './check-code.js';
+export { checkCode, checkerFor, CodeChecker, warmupCheckCode, CHECK_COMPILER_OPTIONS, TYPESCRIPT_VERSION, PROGRAM_LIB, MAX_CHECKED_PROGRAM_CHARS, MAX_DIAGNOSTICS } from './check-code.js';
 export type { CheckableTypes, CheckResult, CodeCheckerOptions, CodeDiagnostic } from './check-code.js';
 export { MAX_SLEEP_MS, MAX_SLEEPS_AT_ONCE, SLEEP_CALL, SLEEP_DECLARATION } from './sleep.js';
 export { languageLevelLine, languageLevelOf } from './language-level.js';

@@ -40,6 +40,12 @@ export interface RunLimits {
    * arguments, recording events), ms; enforced by the bridge, whatever the isolation.
    */
   readonly hostMs: number;
+  /**
+   * Wall time the run's children may wait for people's approvals in all (time with at least one
+   * waiting), ms; past it, pending and later asks of the run are denied as `unavailable` and the
+   * run goes on. Enforced by the bridge.
+   */
+  readonly approvalWaitMs: number;
 }
 
 /** Host callbacks a runner uses while a program runs. */

@@ -20,6 +20,7 @@ export function testLimits(overrides: Partial<RunLimits> = {}): RunLimits {
     maxResultBytes: 256 * 1024,
     rssMb: 512,
     hostMs: 10_000,
+    approvalWaitMs: 60_000,
     ...overrides,
   };
 }

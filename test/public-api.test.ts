@@ -44,10 +44,12 @@ const INTERNAL_TO_LAYERS: Readonly<Record<string, string>> = {
   DurableCall: 'its shape',
   DurableCallOptions: 'call options with it',
   reportSuspension: "hands a suspension to an adapter's onSuspended and takes the token out of the result (adapters)",
+  APPROVAL_BUDGET: "the call-options key a run's bridge sets on its children: its budget of approval waits (bridge)",
+  ApprovalBudget: 'its shape',
 };
 
 /** The type-only names among them (no runtime value to find). */
-const INTERNAL_TYPES: readonly string[] = ['VisibleTextOptions', 'RedactOptions', 'DurableCall', 'DurableCallOptions'];
+const INTERNAL_TYPES: readonly string[] = ['VisibleTextOptions', 'RedactOptions', 'DurableCall', 'DurableCallOptions', 'ApprovalBudget'];
 
 /** Case-insensitive, then exact: the order index.ts files list names in. */
 const byName = (a: string, b: string) => a.toLowerCase().localeCompare(b.toLowerCase(), 'en') || (a < b ? -1 : a > b ? 1 : 0);

@@ -155,11 +155,12 @@ describe('when a runner does not stop after its run is aborted', () => {
 
 describe('when the runner is closed under a run', () => {
   it('tells the model the run was aborted because the runner closed, once', async () => {
-    const { host } = runCodeHost('vm');
+    const { host, events } = runCodeHost('vm');
     const runner = createIsolateRunner({ poolSize: 0 });
     host.register(createRunCodeTool({ runner, name: 'run_closing', typecheck: 'off' }));
     const pending = host.call({ id: 'c1', name: 'run_closing', args: { code: 'await tools.wait({ ms: 10000 }); return 1;' } });
-    await new Promise((r) => setTimeout(r, 300));
+    // Close once the program is running (its call in flight), however long its start took.
+    await vi.waitFor(() => expect(events.some((e) => e.type === 'tool/call' && e.toolName === 'wait')).toBe(true), { timeout: 30_000 });
     await runner.close();
     const r = await pending;
     expect(r.isError).toBe(true);

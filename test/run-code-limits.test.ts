@@ -1,4 +1,4 @@
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import type { RunCodeTool } from '../runtime/index.js';
 import { runCodeHost, runnerModes } from './run-code-support.js';
 
@@ -111,7 +111,8 @@ describe.each(runnerModes())('run_code limits (%s)', (mode) => {
     await s.value('return 0;');
     const controller = new AbortController();
     const pending = s.run('await tools.wait({ ms: 5000 }); return 1;', controller.signal);
-    await new Promise((r) => setTimeout(r, 300));
+    // Abort once the child is in flight (a state, not a guess of how long a start takes under load).
+    await vi.waitFor(() => expect(s.events.some((e) => e.type === 'tool/call' && e.toolName === 'wait')).toBe(true), { timeout: 30_000 });
     controller.abort(new Error('user pressed stop'));
     const r = await pending;
     expect(r.isError).toBe(true);

@@ -72,7 +72,7 @@ describe('the type check of a program is bounded (its types are model input)', (
   it('refuses limits that are not positive integers, naming the option', () => {
     expect(() => createRunCodeTool({ typecheckLimits: { timeMs: 0 } })).toThrow('createRunCodeTool: typecheckLimits.timeMs must be an integer from 1 to 2147483647, got 0');
     expect(() => createRunCodeTool({ typecheckLimits: { memoryMb: 8 } })).toThrow(/typecheckLimits\.memoryMb must be an integer from 64/);
-    expect(() => createRunCodeTool({ typecheckLimits: { cpuMs: 5 } as never })).toThrow('createRunCodeTool: typecheckLimits.cpuMs must be a known limit name (known: timeMs, memoryMb), got 5');
+    expect(() => createRunCodeTool({ typecheckLimits: { cpuMs: 5 } as never })).toThrow('createRunCodeTool: typecheckLimits.cpuMs must be a known limit name (known: timeMs, memoryMb, maxQueuedPerAgent), got 5');
     expect(() => createRunCodeTool({ typecheckLimits: { timeMs: 1.5 } })).toThrow(TypecheckLimitsError);
   });
 });

@@ -7,6 +7,7 @@
  */
 import { clipText, errorText } from './errors.js';
 import type { AgentRef, ToolExecution } from './types.js';
+import type { ApprovalBudget } from './approval-budget.js';
 
 /** What the approval channel is asked. */
 export interface ApprovalRequest {
@@ -47,8 +48,11 @@ export async function requestApproval(options: {
   timeoutMs: number;
   /** The call belongs to a durable run and may be deferred, under this approval id. */
   deferrable?: { readonly approvalId: string };
+  /** The run's budget of approval waits (approval-budget.ts): once spent, the ask is denied with its reason. */
+  budget?: ApprovalBudget;
 }): Promise<ApprovalOutcome> {
-  const { channel, agent, execution, reason, signal, timeoutMs, deferrable } = options;
+  const { channel, agent, execution, reason, signal, timeoutMs, deferrable, budget } = options;
+  if (budget?.signal.aborted) return { approved: false, reason: `${budget.reason} (${reason})` };
   if (!channel) return { approved: false, reason: `unavailable: no approval channel to ask (${reason})` };
   if (!agent) return { approved: false, reason: `unavailable: no agent to ask for (${reason})` };
   if (signal.aborted) return { approved: false, reason: 'aborted before approval' };
@@ -56,6 +60,7 @@ export async function requestApproval(options: {
   const local = new AbortController();
   let timer: ReturnType<typeof setTimeout> | undefined;
   let onAbort: (() => void) | undefined;
+  let onBudgetSpent: (() => void) | undefined;
   const stop = new Promise<ApprovalOutcome>((resolve) => {
     timer = setTimeout(() => {
       local.abort(new Error('approval timed out'));
@@ -66,6 +71,13 @@ export async function requestApproval(options: {
       resolve({ approved: false, reason: 'aborted while waiting for approval' });
     };
     signal.addEventListener('abort', onAbort, { once: true });
+    if (budget) {
+      onBudgetSpent = () => {
+        local.abort(new Error(budget.reason));
+        resolve({ approved: false, reason: `${budget.reason} (${reason})` });
+      };
+      budget.signal.addEventListener('abort', onBudgetSpent, { once: true });
+    }
   });
   const ask = (async (): Promise<ApprovalOutcome> => {
     try {
@@ -84,6 +96,7 @@ export async function requestApproval(options: {
   } finally {
     clearTimeout(timer);
     if (onAbort) signal.removeEventListener('abort', onAbort);
+    if (onBudgetSpent) budget?.signal.removeEventListener('abort', onBudgetSpent);
     if (!local.signal.aborted) local.abort(new Error('approval settled'));
   }
 }

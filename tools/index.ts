@@ -24,6 +24,8 @@ export type { ToolHostOptions } from './host.js';
 export type { ExecuteMiddleware, HookDispatch, PostExecuteListener, PreExecuteListener, ToolGuard, ToolHooks } from './hooks.js';
 export type { ApprovalChannel, ApprovalRequest } from './approval.js';
 export { DURABLE_CALL, durableCallOf } from './durable-call.js';
+export { APPROVAL_BUDGET } from './approval-budget.js';
+export type { ApprovalBudget } from './approval-budget.js';
 export type { DurableCall, DurableCallOptions, DurableDecision } from './durable-call.js';
 export { DEFAULT_APPROVAL_TIMEOUT_MS } from './approval.js';
 export { decision } from './decision.js';

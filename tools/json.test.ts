@@ -62,4 +62,20 @@ describe('parseFrozenJson', () => {
     expect(() => toJsonCounted(parseFrozenJson('{"constructor":{"prototype":null}}'))).toThrow(/\$\.constructor: an object with a "prototype" key/);
     expect(() => parseFrozenJson('{"a":')).toThrow(SyntaxError);
   });
+
+  it('freezes every container of a large document, in arrays and in objects, mixed with primitives', async () => {
+    const { parseFrozenJson } = await import('./json.js');
+    const items = Array.from({ length: 100_000 }, (_, i) => (i % 1_000 === 0 ? { at: i, deep: [{ i }] } : `x${i}`));
+    const doc = parseFrozenJson(JSON.stringify({ items, meta: { list: [[1], [2, { z: [] }]] } })) as { items: unknown[]; meta: { list: unknown[][] } };
+    const containers: unknown[] = [];
+    const collect = (v: unknown) => {
+      if (typeof v !== 'object' || v === null) return;
+      containers.push(v);
+      for (const child of Object.values(v)) collect(child);
+    };
+    collect(doc);
+    // 1 root + items + 100 objects with their 100 arrays and 100 inner objects + meta, list, 2 lists, { z }, z
+    expect(containers).toHaveLength(1 + 1 + 300 + 6);
+    expect(containers.every((c) => Object.isFrozen(c))).toBe(true);
+  });
 });

@@ -86,11 +86,28 @@ export function parseFrozenJson(text: string): JsonValue {
 
 /** Freezes a JSON value in place, all the way down, and returns it. */
 export function deepFreeze<T extends JsonValue>(value: T): T {
-  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const child of Object.values(value)) deepFreeze(child);
-  }
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) freezeContainer(value);
   return value;
+}
+
+/**
+ * Freezes a container and its containers. An array is walked by index and a primitive is never
+ * visited on its own: a program's 100,000-item argument cost a copy of its items
+ * (`Object.values`) and 100,000 calls before, on the host's thread, for every call.
+ */
+function freezeContainer(value: object): void {
+  Object.freeze(value);
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const child: unknown = value[i];
+      if (typeof child === 'object' && child !== null && !Object.isFrozen(child)) freezeContainer(child);
+    }
+    return;
+  }
+  for (const key of Object.keys(value)) {
+    const child: unknown = (value as Record<string, unknown>)[key];
+    if (typeof child === 'object' && child !== null && !Object.isFrozen(child)) freezeContainer(child);
+  }
 }
 
 /** Copies to fresh JSON (prototype keys refused) and deep-freezes: the snapshot every pipeline step shares. */

@@ -20,6 +20,7 @@ import { executeBody, NEVER_ABORTED, type BodyOutcome } from './execute-body.js'
 import { callProblems, isAgentRef, MODEL_ORIGIN, readApprovalEvidence, readOrigin } from './call-options.js';
 import { renderContent, textContent } from './render.js';
 import { durableCallOf, type DurableCall } from './durable-call.js';
+import { approvalBudgetOf } from './approval-budget.js';
 import type { Tool, ToolHost } from './tool-types.js';
 import type { CallOptions, ToolCall, ToolErrorKind, ToolExecution, ToolOrigin, ToolResult } from './types.js';
 
@@ -175,6 +176,9 @@ export async function runPipeline(env: PipelineEnv, call: ToolCall, options: Cal
   const durableGiven = durableCallOf(options);
   const durable: DurableCall | undefined = durableGiven === undefined ? undefined : origin.kind === 'ptc' ? durableGiven : durableGiven.resume === undefined ? undefined : { resume: durableGiven.resume };
 
+  // A run's budget of approval waits applies to its own children only.
+  const approvalBudget = origin.kind === 'ptc' ? approvalBudgetOf(options) : undefined;
+
   // 1. Look the tool up (own entries only).
   const tool = env.lookup(rawName);
   if (!tool) {
@@ -237,6 +241,7 @@ export async function runPipeline(env: PipelineEnv, call: ToolCall, options: Cal
             reason,
             signal,
             timeoutMs: env.approvalTimeoutMs,
+            ...(approvalBudget !== undefined ? { budget: approvalBudget } : {}),
             ...(durable?.deferrable && durable.approvalId !== undefined ? { deferrable: { approvalId: durable.approvalId } } : {}),
           });
     const deferred = !answer.approved && answer.deferred === true;

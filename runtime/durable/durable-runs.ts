@@ -21,6 +21,7 @@ import type { ProgramRunner, RunLimits } from '../program-runner.js';
 import type { RunClaim, RunMeta, StoredRun } from '../stores/index.js';
 import { run as runPhase, type FinishedRun, type Transpiled } from '../run-code/run-phases.js';
 import { RunCodeError } from '../run-code/errors.js';
+import { DEFAULT_RUN_LIMITS } from '../run-code/limits.js';
 import { DurableRelay } from './durable-relay.js';
 import type { ResolvedDurable } from './durable-options.js';
 import { programFingerprint, runtimeFingerprint, toolsetFingerprint } from './fingerprints.js';
@@ -175,7 +176,8 @@ export class DurableRuns {
     journal.append({ k: 'resume', at: this.options.now(), segment, decisions });
     await journal.flush();
     const spent = plan.plan.wallMs;
-    const limits: RunLimits = { ...run.limits, wallMs: Math.max(1, run.limits.wallMs - spent) };
+    // (A run journaled before a limit existed, approvalWaitMs say, gets that limit's default.)
+    const limits: RunLimits = { ...DEFAULT_RUN_LIMITS, ...run.limits, wallMs: Math.max(1, run.limits.wallMs - spent) };
     const toolNames = new Map(run.toolNames.map(([c, t]) => [c, t] as [string, string]));
     const renew = setInterval(() => {
       void this.options.store.renew(plan.claim, { leaseMs: this.options.leaseMs, now: this.options.now() }).catch(() => false);

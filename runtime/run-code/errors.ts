@@ -1,8 +1,8 @@
 /** Errors of run_code as the host and the model see them (never inside a program). */
 import { PtcError } from '../../tools/index.js';
 
-/** Why a run failed. */
-export type RunCodeFailureKind = 'thrown' | 'limit' | 'crash' | 'aborted' | 'replay-diverged' | 'journal' | 'suspended';
+/** Why a run failed (`'typecheck-busy'`: refused before it ran, its agent had `typecheckLimits.maxQueuedPerAgent` checks waiting). */
+export type RunCodeFailureKind = 'thrown' | 'limit' | 'crash' | 'aborted' | 'replay-diverged' | 'journal' | 'suspended' | 'typecheck-busy';
 
 /**
  * A run ended without a result. run_code throws it from `execute`, so the call is `isError` and

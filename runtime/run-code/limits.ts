@@ -20,6 +20,9 @@ import type { RunLimits } from '../program-runner.js';
  * - `rssMb` 256: resident memory of a sandbox process (process isolation).
  * - `hostMs` 2 000: host work the run's calls cost before their tools run (less than the
  *   program's own `cpuMs`: a program must not make the host work harder than itself).
+ * - `approvalWaitMs` 300 000: the run's total wait for people's approvals (5 minutes); past it
+ *   its asks are denied as `unavailable` and the run goes on, so a run nobody answers does not
+ *   keep its sandbox process for ever (`wallMs` pauses during those waits).
  */
 export const DEFAULT_RUN_LIMITS: RunLimits = Object.freeze({
   memoryMb: 64,
@@ -35,6 +38,7 @@ export const DEFAULT_RUN_LIMITS: RunLimits = Object.freeze({
   maxResultBytes: 8 << 20,
   rssMb: 256,
   hostMs: 2_000,
+  approvalWaitMs: 300_000,
 });
 
 /** The largest value any limit may take (setTimeout's range). */

@@ -4,10 +4,10 @@ import { MAX_HOST_NORMALIZE_CHARS, normalize } from './run-phases.js';
 
 /** A wrapped program of about `chars` characters whose body returns 42 from its last line. */
 const wrapped = (chars: number) => `async () => {\n  const pad = ${JSON.stringify('x'.repeat(chars))};\n  return pad.length > 0 ? 42 : 0;\n}`;
-const working = { timeMs: 10_000, memoryMb: 512 };
+const working = { timeMs: 10_000, memoryMb: 512, maxQueuedPerAgent: 64 };
 // A type-check thread that cannot start (TypeScript does not fit 16 MB): what goes through it
 // comes back as written, which is how these tests see which thread did the work.
-const failing = { timeMs: 10_000, memoryMb: 16 };
+const failing = { timeMs: 10_000, memoryMb: 16, maxQueuedPerAgent: 64 };
 
 describe('the normalize phase of run_code', () => {
   it('unwraps a long wrapped program on the type-check thread, to the same body and line offset as normalizeProgram', async () => {

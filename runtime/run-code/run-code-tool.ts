@@ -24,6 +24,7 @@ import type { RunCodeOptions, RunCodeRejected, RunCodeTool, RunCodeValue } from 
 import { createSpillStore } from './spill-store.js';
 import { bindSpillRead, createSpillReadTool } from './spill-read-tool.js';
 import { resolveTypecheckLimits, typecheckThread } from './typecheck-thread.js';
+import { resolveTypecheckCache } from './typecheck-cache.js';
 
 export type { CallCounts, ProgramDiagnostic, RunCodeCall, RunCodeOptions, RunCodeRejected, RunCodeStats, RunCodeTool, RunCodeValue } from './run-code-types.js';
 export { MAX_PROGRAM_CHARS } from './run-phases.js';
@@ -41,6 +42,7 @@ export function createRunCodeTool(options: RunCodeOptions = {}): RunCodeTool {
   const typecheckMode = options.typecheck ?? 'reject';
   if (!['reject', 'warn', 'off'].includes(typecheckMode)) throw new InvalidOptionError({ where: 'createRunCodeTool', option: 'typecheck', value: typecheckMode, expected: '"reject", "warn" or "off"' });
   const typecheckLimits = resolveTypecheckLimits(options.typecheckLimits);
+  const typecheckCache = resolveTypecheckCache(options.typecheckCache);
   checkCapacity(options.capacity);
   const discovery = options.discovery ?? 'auto';
   if (!['auto', 'full', 'index'].includes(discovery)) throw new InvalidOptionError({ where: 'createRunCodeTool', option: 'discovery', value: discovery, expected: '"auto", "full" or "index"' });
@@ -102,9 +104,9 @@ export function createRunCodeTool(options: RunCodeOptions = {}): RunCodeTool {
       return durableValue(outcome, { diagnostics: diagnostics ? [...diagnostics] : undefined, ms: 0 }, exec, runner, startedAt);
     }
     const types = typesFor(exec.host);
-    const normalized = await normalize(code, typecheckLimits);
+    const normalized = await normalize(code, typecheckLimits, exec.agent ? { agent: exec.agent.id } : {});
     if (isRejected(normalized)) return normalized;
-    const checked = await typecheck(normalized, types, { mode: typecheckMode, limits: typecheckLimits });
+    const checked = await typecheck(normalized, types, { mode: typecheckMode, limits: typecheckLimits, ...(typecheckCache ? { cache: typecheckCache } : {}) }, { ...(exec.agent ? { agent: exec.agent } : {}), wallMs: limits.wallMs });
     if (isRejected(checked)) return checked;
     const program = await transpile(normalized);
     if (isRejected(program)) return program;
@@ -113,7 +115,7 @@ export function createRunCodeTool(options: RunCodeOptions = {}): RunCodeTool {
       const outcome = await durable.start({ runner, program, code, body: normalized.body, lineOffset: normalized.lineOffset, diagnostics: checked.diagnostics, exec, limits, toolNames: types.toolNames, declarations: types.declarations });
       return durableValue(outcome, checked, exec, runner, startedAt);
     }
-    const finished = await run({ runner, program, exec, limits, toolNames: types.toolNames });
+    const finished = await run({ runner, program, exec, limits, toolNames: types.toolNames, ...(checked.queuedMs ? { wallSpentMs: checked.queuedMs } : {}) });
     return report({ finished, program, checked, limits, spills, ...(exec.agent ? { agent: exec.agent } : {}), startedAt, osSandbox: runner.osSandbox === 'bubblewrap' ? 'bubblewrap' : 'none' });
   };
 

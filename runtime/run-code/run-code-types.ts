@@ -14,6 +14,7 @@ import type { Isolation, RunnerCapacity } from './runner-factory.js';
 import type { SpillReadTool } from './spill-read-tool.js';
 import type { SpillStore } from './spill-store.js';
 import type { TypecheckLimits } from './typecheck-thread.js';
+import type { TypecheckCacheOption } from './typecheck-cache.js';
 import type { OsSandboxKind, OsSandboxMode } from '../os-sandbox/index.js';
 
 /** Options of {@link createRunCodeTool}. */
@@ -33,9 +34,18 @@ export interface RunCodeOptions {
    * Limits of the type check, which runs on a worker thread (a program's types are model input:
    * a few lines of recursive types can take TypeScript minutes and gigabytes). Over one, the
    * check is abandoned: with `'reject'` the program does not run, with `'warn'` it runs
-   * unchecked. Defaults: `timeMs` 5 000 per check, `memoryMb` 512 for the thread's heap.
+   * unchecked. Defaults: `timeMs` 5 000 per check, `memoryMb` 512 for the thread's heap,
+   * `maxQueuedPerAgent` 64 checks of one agent waiting for the thread (one more is refused with a
+   * `RunCodeError` of kind `'typecheck-busy'`). Checks are served round-robin by agent, and a
+   * run's wait for the thread counts in its `wallMs` (docs/run-code.md "Type check").
    */
   readonly typecheckLimits?: Partial<TypecheckLimits>;
+  /**
+   * Results of type checks kept in memory (default: on, the 256 most recently used), keyed by
+   * the SHA-256 of the TypeScript version, compiler options, declarations and program: a program
+   * checked before against the same tools is not checked again. `false`: every program is checked.
+   */
+  readonly typecheckCache?: TypecheckCacheOption;
   /** How many programs run at once, and how many sandbox processes (or isolates) stay warm. */
   readonly capacity?: RunnerCapacity;
   /**

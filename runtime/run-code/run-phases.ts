@@ -21,7 +21,8 @@ import { endOf, failureOf, programError, type Failure } from './run-failure.js';
 import type { ProgramDiagnostic, RunCodeRejected, RunCodeStats, RunCodeValue } from './run-code-types.js';
 import type { SpillStore } from './spill-store.js';
 import { transpileProgram } from './transpile.js';
-import { typecheckThread, type TypecheckLimits } from './typecheck-thread.js';
+import { typecheckThread, type TypecheckLimits, type TypecheckQueueOptions } from './typecheck-thread.js';
+import type { TypecheckCache } from './typecheck-cache.js';
 
 /** Longest program accepted, in characters (the type checker's own cap). */
 export const MAX_PROGRAM_CHARS = MAX_CHECKED_PROGRAM_CHARS;
@@ -49,44 +50,75 @@ export interface NormalizedCode {
  */
 export const MAX_HOST_NORMALIZE_CHARS = 16 * 1024;
 
-/** Phase 1: refuses an over-long program and unwraps the body (a long one off the host's thread). */
-export async function normalize(code: string, limits: TypecheckLimits): Promise<NormalizedCode | RunCodeRejected> {
+/** Phase 1: refuses an over-long program and unwraps the body (a long one off the host's thread, in the run's queue). */
+export async function normalize(code: string, limits: TypecheckLimits, queue: TypecheckQueueOptions = {}): Promise<NormalizedCode | RunCodeRejected> {
   if (code.length > MAX_PROGRAM_CHARS) {
     return { rejected: 'The program was not run: it is too long.', reason: 'too-long', diagnostics: [{ line: 1, column: 1, message: `The program has ${code.length} characters; at most ${MAX_PROGRAM_CHARS} are accepted.` }] };
   }
   if (code.length > MAX_HOST_NORMALIZE_CHARS && normalizeNeedsParse(code)) {
-    const normalized = await typecheckThread(limits.memoryMb).normalize(code, limits.timeMs);
-    // (The thread failed or ran out of time: the text as written, whose run reports what is wrong.)
+    const normalized = await typecheckThread(limits.memoryMb).normalize(code, limits.timeMs, { maxQueued: limits.maxQueuedPerAgent, ...queue });
+    // (The thread failed, ran out of time or was busy: the text as written, whose run reports what is wrong.)
     return normalized === undefined ? { code, body: code, lineOffset: 0 } : { code, ...normalized };
   }
   const { body, lineOffset } = normalizeProgram(code);
   return { code, body, lineOffset };
 }
 
-/** How the type check is done (run_code's `typecheck` and `typecheckLimits` options). */
+/** How the type check is done (run_code's `typecheck`, `typecheckLimits` and `typecheckCache` options). */
 export interface TypecheckSettings {
   readonly mode: 'reject' | 'warn' | 'off';
   readonly limits: TypecheckLimits;
+  /** Results of earlier checks (absent: every program is checked). */
+  readonly cache?: TypecheckCache;
+}
+
+/** Whose check it is, and how long it may wait for the thread. */
+export interface TypecheckRun {
+  /** The run's agent: its checks wait in its own queue, served round-robin with other agents'. */
+  readonly agent?: AgentRef;
+  /** The run's `wallMs`: the wait for the thread counts against it. */
+  readonly wallMs: number;
 }
 
 /** A program that may run, with the type problems `'warn'` lets through. */
 export interface Checked {
   readonly diagnostics: ProgramDiagnostic[] | undefined;
   readonly ms: number;
+  /** Wall time waiting for the type-check thread (counted in the run's `wallMs`). */
+  readonly queuedMs?: number;
 }
 
-/** Phase 2: type-checks the model's code against the tools' declarations. */
-export async function typecheck(program: NormalizedCode, types: GeneratedToolTypes, settings: TypecheckSettings): Promise<Checked | RunCodeRejected> {
+/**
+ * Phase 2: type-checks the model's code against the tools' declarations (or finds the result of
+ * the same check in the cache). Throws a {@link RunCodeError} when the queue refuses the check:
+ * `'typecheck-busy'` (the agent's `maxQueuedPerAgent`) or `'limit'` (the run's `wallMs` passed
+ * while it waited).
+ */
+export async function typecheck(program: NormalizedCode, types: GeneratedToolTypes, settings: TypecheckSettings, run: TypecheckRun = { wallMs: Number.POSITIVE_INFINITY }): Promise<Checked | RunCodeRejected> {
   if (settings.mode === 'off') return { diagnostics: undefined, ms: 0 };
   const t0 = performance.now();
-  const checked = await typecheckThread(settings.limits.memoryMb).check(program.code, types, settings.limits.timeMs);
+  const key = settings.cache?.keyOf(program.code, types);
+  const hit = key === undefined ? undefined : settings.cache!.get(key);
+  const checked = hit !== undefined ? { ok: true as const, result: hit, queuedMs: 0 } : await typecheckThread(settings.limits.memoryMb).check(program.code, types, settings.limits.timeMs, {
+    ...(run.agent ? { agent: run.agent.id } : {}),
+    maxQueued: settings.limits.maxQueuedPerAgent,
+    waitLimitMs: run.wallMs,
+  });
   const ms = performance.now() - t0;
+  if (!checked.ok && 'refused' in checked) {
+    if (checked.refused === 'busy') {
+      const cap = settings.limits.maxQueuedPerAgent;
+      throw new RunCodeError('typecheck-busy', `The program was not run: the type checker is busy: ${checked.reason}. Wait for a run to finish, then call run_code again.`, { limit: 'typecheckLimits.maxQueuedPerAgent', value: cap });
+    }
+    throw new RunCodeError('limit', `The run was stopped by the limit ${limitText('wallMs', run.wallMs)}: it waited that long for the type checker (busy with other runs' checks); this program did not run.`, { limit: 'wallMs', value: run.wallMs });
+  }
   if (!checked.ok) {
     const over = checked.limit === undefined ? '' : ` (${limitText(`typecheckLimits.${checked.limit}`, settings.limits[checked.limit])})`;
     const message = `The type check ${checked.reason}${over}${checked.limit === undefined ? '' : ": the program's types are too complex to check; simplify them"}.`;
     if (settings.mode === 'reject') return { rejected: 'The program was not run: its type check could not be completed.', reason: 'typecheck-incomplete', diagnostics: [{ line: 1, column: 1, message }] };
-    return { diagnostics: [{ line: 1, column: 1, message: `${message} The program ran unchecked.` }], ms };
+    return { diagnostics: [{ line: 1, column: 1, message: `${message} The program ran unchecked.` }], ms, queuedMs: checked.queuedMs };
   }
+  if (key !== undefined && hit === undefined) settings.cache!.set(key, checked.result);
   const problems = checked.result.diagnostics.map(({ line, column, message }) => ({ line, column, message }));
   if (!checked.result.ok && settings.mode === 'reject') {
     // A program that does not parse has no types to speak of: say what it is. (Code 0 is a check
@@ -96,7 +128,7 @@ export async function typecheck(program: NormalizedCode, types: GeneratedToolTyp
     if (syntax) return { rejected: 'The program was not run: fix these syntax errors and call run_code again.', reason: 'syntax', diagnostics: problems };
     return { rejected: 'The program was not run: fix these type errors and call run_code again.', reason: 'types', diagnostics: problems };
   }
-  return { diagnostics: problems.length > 0 ? problems : undefined, ms };
+  return { diagnostics: problems.length > 0 ? problems : undefined, ms, queuedMs: checked.queuedMs };
 }
 
 /**
@@ -151,6 +183,8 @@ export interface RunInput {
   readonly toolNames: ReadonlyMap<string, string>;
   /** A durable run (runtime/durable): stable call ids, determinism, and the relay the runner talks to instead of the bridge. */
   readonly durable?: DurableRunInput;
+  /** Wall time the run already spent waiting before it started (the type-check queue), counted against `wallMs`. */
+  readonly wallSpentMs?: number;
 }
 
 /** What a durable run adds to {@link run}. */
@@ -171,7 +205,7 @@ export type FinishedRun = {
 } & ({ readonly ok: true; readonly resultJson: string } | { readonly ok: false; readonly failure: Failure });
 
 /** Phase 4: opens the bridge, runs the program, closes the bridge (never throws for the program's sake). */
-export async function run({ runner, program, exec, limits, toolNames, durable }: RunInput): Promise<FinishedRun> {
+export async function run({ runner, program, exec, limits, toolNames, durable, wallSpentMs }: RunInput): Promise<FinishedRun> {
   const bridge = openRunBridge({
     host: exec.host,
     parentCallId: exec.callId,
@@ -180,6 +214,7 @@ export async function run({ runner, program, exec, limits, toolNames, durable }:
     limits,
     toolNames,
     ...(durable ? { idTag: durable.idTag } : {}),
+    ...(wallSpentMs ? { wallSpentMs } : {}),
   });
   const t0 = performance.now();
   let outcome: RunOutcome;

@@ -6,7 +6,6 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createToolHost, defineTool } from '../tools/index.js';
-import { MAX_VALIDATION_MESSAGE_CHARS } from '../tools/materialize.js';
 import { openRunBridge } from './index.js';
 
 describe('when a program sends 20 calls with invalid 99,000-item arguments', () => {
@@ -34,7 +33,7 @@ describe('when a program sends 20 calls with invalid 99,000-item arguments', () 
         expect(outcome.ok).toBe(false);
         const message = outcome.ok ? '' : outcome.message;
         expect(message).toContain('args.values[0]: expected number, received string; validation stopped at the first problem');
-        expect(message.length).toBeLessThan(MAX_VALIDATION_MESSAGE_CHARS);
+        expect(message.length).toBeLessThan(1_000); // one problem named, not 99,000
         // A program's calls come from its isolate one by one: let the loop turn between them.
         await new Promise((r) => setTimeout(r, 1));
       }

@@ -34,5 +34,5 @@ export type { OsSandboxKind, OsSandboxMode } from './os-sandbox/index.js';
 export type { ProcessEvent, ProcessRunner, ProcessRunnerOptions, ProcessRunnerStats, ProcessRunOutcome } from './sandbox-process/index.js';
 export { createFileRunStore, createMemoryRunStore, RunStoreConflictError, RunStoreError, RunStoreFencedError, TERMINAL_RUN_STATUSES } from './stores/index.js';
 export type { FileRunStoreOptions, PendingApproval, RunClaim, RunMeta, RunSettlement, RunStatus, RunStore, RunSummary, StoredRun } from './stores/index.js';
-export { JournalFullError, RunResumeError } from './durable/index.js';
-export type { DurableOptions, DurableRunResult, DurableSecret, PendingCall, ResumeOptions, RunCodeSuspended } from './durable/index.js';
+export { decodeJournalEntry, JournalFullError, RunResumeError } from './durable/index.js';
+export type { DurableOptions, DurableRunResult, DurableSecret, JournalEntry, PendingCall, ResumeOptions, RunCodeSuspended } from './durable/index.js';

@@ -74,13 +74,12 @@ export function registerRuns(program: Command): void {
       out(`run ${meta.runId}: ${stored.status}`);
       out(`  agent ${meta.agentId === null ? '(none)' : oneLine(meta.agentId, 60)}, call ${oneLine(meta.parentCallId, 100)}, created ${when(meta.createdAt)}, expires ${when(meta.expiresAt)}`);
       for (const p of meta.pending) out(`  waits for ${oneLine(p.toolName, 80)} ${oneLine(p.argsJson)}: ${oneLine(p.reason)}  [approval ${p.approvalId}]`);
-      const { EntryCodec } = await import('../../runtime/durable/journal-entry.js');
-      const codec = new EntryCodec();
+      const { decodeJournalEntry } = await import('../../runtime/index.js');
       let sealed = 0;
       for (const text of stored.entries) {
         let entry;
         try {
-          entry = codec.decode(text);
+          entry = decodeJournalEntry(text);
         } catch {
           sealed++;
           continue;

@@ -5,3 +5,5 @@ export { resolveDurableOptions } from './durable-options.js';
 export type { DurableOptions, DurableSecret, ResolvedDurable } from './durable-options.js';
 export { toolsetFingerprint } from './fingerprints.js';
 export { JournalFullError } from './journal.js';
+export { decodeJournalEntry } from './journal-entry.js';
+export type { JournalEntry } from './journal-entry.js';

@@ -96,3 +96,12 @@ export class EntryCodec {
     return entry;
   }
 }
+
+/**
+ * One stored journal entry as data (`ptc runs show`): the text a run store holds, opened with
+ * `encryptionKey` when the journal is sealed. Throws when it cannot be read (sealed without the
+ * key, or not an entry).
+ */
+export function decodeJournalEntry(stored: string, encryptionKey?: Uint8Array): JournalEntry {
+  return new EntryCodec(encryptionKey).decode(stored);
+}

@@ -62,6 +62,8 @@ export type {
   ApprovalEvidence,
   CallOptions,
   ContentBlock,
+  EmbeddedResource,
+  ResourceLinkBlock,
   DeniedBy,
   Disposable,
   PostToolDecision,
@@ -79,7 +81,7 @@ export type {
 export { CallScheduler, StepScheduler } from './tools/index.js';
 
 // What the model reads
-export { modelContent, modelText, selectToolSchemas, unwrapResult } from './tools/index.js';
+export { contentBlockText, modelContent, modelText, selectToolSchemas, unwrapResult } from './tools/index.js';
 export type { ToolSelection } from './tools/index.js';
 
 // A durable run's suspension as the adapters give it to the app, and its resume (docs/agent-loop.md)

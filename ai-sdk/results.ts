@@ -26,7 +26,7 @@
  */
 import * as ai from 'ai';
 import type { Tool } from 'ai';
-import { modelContent, modelText, PtcError, type DeniedBy, type JsonValue, type ToolResult } from '../tools/index.js';
+import { contentBlockText, modelContent, modelText, PtcError, type DeniedBy, type JsonValue, type ToolResult } from '../tools/index.js';
 
 /** The model output type of the installed AI SDK (`ToolResultOutput`, not exported by name). */
 export type AiSdkModelOutput = Awaited<ReturnType<NonNullable<Tool['toModelOutput']>>>;
@@ -88,7 +88,8 @@ export function modelOutputOf(result: ToolResult): AiSdkModelOutput {
   if (result.denied) return { type: 'execution-denied', reason: modelText(result) };
   const blocks = modelContent(result);
   if (blocks.length === 1 && blocks[0]!.type === 'text') return { type: 'text', value: blocks[0]!.text };
-  return { type: 'content', value: blocks.map((b) => (b.type === 'text' ? { type: 'text' as const, text: b.text } : imagePart(b.data, b.mimeType))) };
+  // Images and audio as media parts; resources and links as text that says what they were.
+  return { type: 'content', value: blocks.map((b) => (b.type === 'image' || b.type === 'audio' ? imagePart(b.data, b.mimeType) : { type: 'text' as const, text: contentBlockText(b) })) };
 }
 
 /** What the model reads when the result is no longer at hand: from the output alone. */

@@ -14,7 +14,7 @@
  *   has no `content`.
  */
 import type { Base64ImageSource, ImageBlockParam, TextBlockParam, ToolResultBlockParam } from '@anthropic-ai/sdk/resources/messages';
-import { modelContent, modelText, type ContentBlock, type ToolResult } from '../tools/index.js';
+import { contentBlockText, modelContent, modelText, type ContentBlock, type ToolResult } from '../tools/index.js';
 
 /** The image types the Messages API takes in a base64 source. */
 const IMAGE_TYPES: ReadonlySet<string> = new Set<string>(['image/jpeg', 'image/png', 'image/gif', 'image/webp'] satisfies Base64ImageSource['media_type'][]);
@@ -50,6 +50,8 @@ export function toolResultBlock(toolUseId: string, result: ToolResult, { textOnl
 
 function toBlock(block: ContentBlock): AnthropicResultBlock {
   if (block.type === 'text') return { type: 'text', text: block.text };
+  // The Messages API takes no audio or resource blocks in a tool result: text that says what it was.
+  if (block.type !== 'image') return { type: 'text', text: contentBlockText(block) };
   if (IMAGE_TYPES.has(block.mimeType)) {
     return { type: 'image', source: { type: 'base64', media_type: block.mimeType as Base64ImageSource['media_type'], data: block.data } };
   }

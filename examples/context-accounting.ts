@@ -11,7 +11,7 @@
  * cost more than shown here; the figures are a lower bound on the difference.
  */
 import { countTokens } from 'gpt-tokenizer';
-import type { ContentBlock, ToolEvent } from '../tools/index.js';
+import { contentBlockText, type ContentBlock, type ToolEvent } from '../tools/index.js';
 
 /** Bytes and tokens of some text. */
 export interface Size {
@@ -42,7 +42,7 @@ export function sizeOf(text: string): Size {
   return { bytes: Buffer.byteLength(text, 'utf8'), tokens: text ? countTokens(text) : 0 };
 }
 
-const contentText = (content: readonly ContentBlock[]) => content.map((b) => (b.type === 'text' ? b.text : `[image ${b.mimeType}]`)).join('\n');
+const contentText = (content: readonly ContentBlock[]) => content.map((b) => (b.type === 'text' ? b.text : b.type === 'image' ? `[image ${b.mimeType}]` : contentBlockText(b))).join('\n');
 const add = (a: Size, b: Size): Size => ({ bytes: a.bytes + b.bytes, tokens: a.tokens + b.tokens });
 const ZERO: Size = { bytes: 0, tokens: 0 };
 

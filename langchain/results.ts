@@ -3,8 +3,9 @@
  * LangChain and LangGraph:
  *
  * - `content`: what the model reads, our rendered content then each additional context
- *   (`modelContent`): a string when that is one text block, else text and image blocks
- *   (`{ type: 'image', data, mimeType }`, the standard block every provider package converts).
+ *   (`modelContent`): a string when that is one text block, else text, image and audio blocks
+ *   (`{ type: 'image' | 'audio', data, mimeType }`, LangChain's standard blocks), resources and
+ *   resource links as text that says what they were.
  * - `status`: `'success'`, or `'error'` for every failure and denial; the content then carries
  *   our message (a tool's own error text, the argument path, the denial's reason).
  * - `artifact`: the canonical value after policy, on success only (LangChain never sends an
@@ -22,7 +23,7 @@
  * `invoke` where no ToolNode catches it.
  */
 import { ToolMessage, type ToolMessageFields } from '@langchain/core/messages';
-import { modelContent, type ToolResult } from '../tools/index.js';
+import { contentBlockText, modelContent, type ToolResult } from '../tools/index.js';
 
 type MessageContent = NonNullable<ToolMessageFields['content']>;
 
@@ -30,7 +31,10 @@ type MessageContent = NonNullable<ToolMessageFields['content']>;
 export function messageContentOf(result: Pick<ToolResult, 'content' | 'additionalContexts'>): MessageContent {
   const blocks = modelContent(result);
   if (blocks.length === 1 && blocks[0]!.type === 'text') return blocks[0]!.text;
-  return blocks.map((block) => (block.type === 'text' ? { type: 'text' as const, text: block.text } : { type: 'image' as const, data: block.data, mimeType: block.mimeType }));
+  return blocks.map((block) =>
+    // Image and audio as LangChain's standard blocks; resources and links as text that says what they were.
+    block.type === 'image' || block.type === 'audio' ? { type: block.type, data: block.data, mimeType: block.mimeType } : { type: 'text' as const, text: contentBlockText(block) },
+  );
 }
 
 /** The `ToolMessage` for `result`, answering LangChain's tool call `toolCallId`. */

@@ -28,7 +28,7 @@
  */
 import { z } from 'zod';
 import { callableNameOf, parametersFromJsonSchema, zodFromJsonSchema } from '../codegen/index.js';
-import { defineTool, errorText, toModelJsonSchema, type Disposable, type Tool, type ToolHost } from '../tools/index.js';
+import { checkContent, defineTool, errorText, toModelJsonSchema, type ContentBlock, type Disposable, type Tool, type ToolHost } from '../tools/index.js';
 import { checkServerSpecs, type McpServerSpec } from './config.js';
 import { connectServer, MAX_TOOLS_PER_SERVER, type McpListedTool, type ServerConnection } from './connect-server.js';
 
@@ -124,6 +124,23 @@ function textResult(content: readonly McpContent[], structured: unknown): string
   return JSON.stringify(structured) ?? '';
 }
 
+/**
+ * A server's content as our blocks, for the model (a direct call's result): each block checked
+ * (types, base64, sizes); one that fails is replaced by a text line saying what was wrong, so
+ * one bad block does not cost the rest.
+ */
+export function mcpContentBlocks(server: string, content: readonly unknown[]): readonly ContentBlock[] {
+  return Object.freeze(
+    content.map((block, i) => {
+      try {
+        return checkContent([block], `MCP server "${server}"`)[0]!;
+      } catch (err) {
+        return Object.freeze({ type: 'text' as const, text: `[content block ${i} left out: ${errorText(err).replace(/content\[0\]/g, `content[${i}]`)}]` });
+      }
+    }),
+  );
+}
+
 /** The error a call to a server that is gone fails with. */
 function goneError(server: string, reason: string): Error {
   return new Error(`MCP server "${server}" ${reason}; it is not restarted, so its tools fail from now on`);
@@ -154,11 +171,25 @@ function toolFromMcp(server: string, conn: ServerConnection, mcp: McpListedTool,
   const most = MAX_MCP_DESCRIPTION_CHARS - note.length;
   const description = `${text.length > most ? `${text.slice(0, most - 1)}…` : text}${note}`;
   const { client } = conn;
+  // A direct call's model content is the server's own blocks (images, audio, resources), not
+  // only the text value: kept by the call's args object (the pipeline hands the same frozen
+  // object to execute and render) while the value is still the text they were made with.
+  const blocksOf = new WeakMap<object, { readonly value: string; readonly blocks: readonly ContentBlock[] }>();
   const tool = defineTool({
     name,
     description,
     parameters: input.schema,
-    output: { schema: outputSchema ?? z.string() },
+    output: {
+      schema: outputSchema ?? z.string(),
+      ...(outputSchema
+        ? {}
+        : {
+            render: (args: Record<string, unknown>, value: unknown) => {
+              const kept = blocksOf.get(args);
+              return kept && kept.value === value ? kept.blocks : typeof value === 'string' ? value : JSON.stringify(value);
+            },
+          }),
+    },
     ...(mcp.annotations?.readOnlyHint === true ? { isConcurrencySafe: true } : {}),
     execute: async (args, exec) => {
       const before = conn.gone();
@@ -177,7 +208,11 @@ function toolFromMcp(server: string, conn: ServerConnection, mcp: McpListedTool,
       if (result.isError === true) throw new Error(mcpContentText(content) || `MCP tool ${mcp.name} reported an error`);
       if (outputSchema && result.structuredContent !== undefined && result.structuredContent !== null) return result.structuredContent as never;
       if (outputSchema) throw new Error(`MCP tool ${mcp.name} declares an outputSchema but returned no structuredContent`);
-      return textResult(content, result.structuredContent) as never;
+      const value = textResult(content, result.structuredContent);
+      if (content.length > 0 && content.some((b) => b?.type !== 'text') && typeof args === 'object' && args !== null) {
+        blocksOf.set(args, { value, blocks: mcpContentBlocks(server, content) });
+      }
+      return value as never;
     },
   }) as Tool;
   const size = description.length + JSON.stringify(tool.parametersJsonSchema).length + (tool.output.schema ? (JSON.stringify(toModelJsonSchema(tool.output.schema)) ?? '').length : 0);

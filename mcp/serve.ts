@@ -9,7 +9,7 @@
  *   declared `outputSchema` says so. A tool with an output schema is wrapped by its schema, not
  *   by each value: when the schema is not exactly an object (a nullable object, a union), every
  *   value is wrapped, objects too, so values always match the schema the client was given;
- * - rendered content -> `content` (text and image blocks as they are);
+ * - rendered content -> `content` (text, image, audio, resource and resource_link blocks as they are);
  * - `isError` -> `isError` (denials, blocks and failures; their message is in `content`).
  *
  * Approval: calls run for the agent `{ id: 'mcp:<client name>' }`. An `ask` goes to the host's
@@ -26,7 +26,7 @@ import type { Writable } from 'node:stream';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool as McpToolShape } from '@modelcontextprotocol/sdk/types.js';
-import { toModelJsonSchema, visibleText, type ApprovalChannel, type JsonValue, type Tool, type ToolHost, type ToolResult } from '../tools/index.js';
+import { toModelJsonSchema, visibleText, type ApprovalChannel, type ContentBlock, type JsonValue, type Tool, type ToolHost, type ToolResult } from '../tools/index.js';
 import { McpMessageTooLargeError } from './errors.js';
 
 /** Options of {@link createMcpServer}. */
@@ -141,13 +141,28 @@ function convertOutputSchema(tool: Tool): McpOutput {
   return { schema: { type: 'object', properties: { result: schema }, required: ['result'] } as McpToolShape['outputSchema'], wrapped: true };
 }
 
+/** One block as MCP content: our blocks are MCP's types, copied into plain objects. */
+function toMcpContent(b: ContentBlock): CallToolResult['content'][number] {
+  switch (b.type) {
+    case 'text':
+      return { type: 'text', text: b.text };
+    case 'image':
+    case 'audio':
+      return { type: b.type, data: b.data, mimeType: b.mimeType };
+    case 'resource':
+      return { type: 'resource', resource: { ...b.resource } };
+    case 'resource_link':
+      return { ...b };
+  }
+}
+
 /**
  * Maps a pipeline result to an MCP tool result (see the file note). `wrap`: whether the tool's
  * declared output schema wraps values as `{ result }`; without it (no output schema), a value is
  * wrapped when it is not an object.
  */
 export function toMcpResult(result: ToolResult, wrap?: boolean): CallToolResult {
-  const content = result.content.map((b) => (b.type === 'text' ? { type: 'text' as const, text: b.text } : { type: 'image' as const, data: b.data, mimeType: b.mimeType }));
+  const content = result.content.map(toMcpContent);
   const out: CallToolResult = { content: content.length ? content : [{ type: 'text', text: result.isError ? 'The call failed.' : '' }] };
   if (!result.isError && result.value !== undefined) {
     out.structuredContent = (wrap ?? !isObject(result.value)) ? { result: result.value } : (result.value as Record<string, JsonValue>);

@@ -19,7 +19,7 @@
  *   is never built (the run was cancelled in between) goes with its `RunContext`: nothing leaks.
  */
 import type { RunContext, ToolOutputImage, ToolOutputText } from '@openai/agents-core';
-import { modelContent, type DeniedBy, type JsonValue, type ToolErrorKind, type ToolResult } from '../tools/index.js';
+import { contentBlockText, modelContent, type DeniedBy, type JsonValue, type ToolErrorKind, type ToolResult } from '../tools/index.js';
 
 /** The key of our data in `RunToolCallOutputItem.customData`. */
 export const CUSTOM_DATA_KEY = 'ptc';
@@ -47,7 +47,8 @@ export function modelOutputOf(result: ToolResult): AgentsToolOutput {
   const blocks = modelContent(result);
   if (blocks.length === 0) return '';
   if (blocks.length === 1 && blocks[0]!.type === 'text') return blocks[0]!.text;
-  return blocks.map((b) => (b.type === 'text' ? { type: 'text' as const, text: b.text } : { type: 'image' as const, image: { data: b.data, mediaType: b.mimeType } }));
+  // The Agents SDK's tool outputs are text, images and files: audio and resources become text that says what they were.
+  return blocks.map((b) => (b.type === 'image' ? { type: 'image' as const, image: { data: b.data, mediaType: b.mimeType } } : { type: 'text' as const, text: contentBlockText(b) }));
 }
 
 /** The app's record of a result (only JSON: the SDK refuses `undefined` in custom data). */

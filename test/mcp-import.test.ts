@@ -56,6 +56,22 @@ describe('when tools are imported from real MCP servers over stdio', () => {
     expect((listing.value as { content: string }).content).toMatch(/\[FILE\] a\.txt/);
   });
 
+  it("gives a direct call the server's own content blocks (resource links, images), and a program the text", async () => {
+    const links = await call('everything.get-resource-links', { count: 2 });
+    expect(links.isError).toBe(false);
+    expect(typeof links.value).toBe('string');
+    expect(links.value).toMatch(/\[resource_link /);
+    expect(links.content[0]).toEqual({ type: 'text', text: expect.stringMatching(/2 resource links/) });
+    expect(links.content.slice(1)).toEqual([
+      expect.objectContaining({ type: 'resource_link', uri: expect.stringMatching(/^demo:\/\//), name: expect.stringMatching(/Resource 1/) }),
+      expect.objectContaining({ type: 'resource_link', name: expect.stringMatching(/Resource 2/) }),
+    ]);
+    const image = await call('everything.get-tiny-image', {});
+    expect(image.content.map((b) => b.type)).toContain('image');
+    const embedded = await call('everything.get-resource-reference', { resourceType: 'Text', resourceId: 2 });
+    expect(embedded.content.map((b) => b.type)).toContain('resource');
+  });
+
   it('validates arguments in our pipeline before the server sees them', async () => {
     const bad = await call('everything.get-sum', { a: 1, b: 'two' });
     expect(bad.error?.kind).toBe('invalid-args');

@@ -27,6 +27,7 @@ const HEADER = `# The public surface of ptc-runtime: each name each subpath of p
 /** tools/index.ts exports these for the layers above it; the package root does not. */
 const INTERNAL_TO_LAYERS: Readonly<Record<string, string>> = {
   callableNameOf: "a tool's program name, tools.<callable>: the registry refuses two tools with one (public from ./codegen)",
+  checkContent: "checks a tool's or a server's content blocks (types, base64, sizes), naming what was wrong (mcp import)",
   REGISTERS_ITSELF: 'marks a tool its factory already registered, so registering it again is harmless (runtime/discovery)',
   subscribeAbort: 'one abort listener per signal, O(1) per subscriber (bridge, runtime)',
   parseArgsJson: "a program's call arguments, JSON text to a frozen value materialized once for its mode and its pipeline (bridge)",

@@ -71,7 +71,8 @@ export type { JsonlProblem } from './jsonl.js';
 export { unwrapResult } from './unwrap-result.js';
 export { selectToolSchemas, ToolSelectionError } from './select-tools.js';
 export type { ToolSelection } from './select-tools.js';
-export { modelContent, modelText } from './model-content.js';
+export { contentBlockText, modelContent, modelText } from './model-content.js';
+export { checkContent } from './render.js';
 export { reportSuspension, resumeRun, splitSuspension } from './run-suspension.js';
 export type { OnSuspended, ResumedRun, ResumeRunOptions, RunResumer, RunSuspension, SuspendedCall } from './run-suspension.js';
 export { EVENT_LOG_FORMAT, readEvent, replaySession, SessionViewBuilder, watchSession } from './replay/index.js';
@@ -112,6 +113,8 @@ export type {
   ApprovalEvidence,
   CallOptions,
   ContentBlock,
+  EmbeddedResource,
+  ResourceLinkBlock,
   DeniedBy,
   Disposable,
   PostToolDecision,

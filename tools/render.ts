@@ -5,20 +5,86 @@ import type { JsonValue } from './json.js';
 import { jsonPreview, readableJson } from './json-text.js';
 import type { ContentBlock } from './types.js';
 
-/** Content blocks checked and frozen; throws a TypeError naming what was wrong. */
+/** Longest `uri` of a resource or resource link. */
+export const MAX_CONTENT_URI_CHARS = 8 * 1024;
+/** Longest `mimeType`, `name`, `title`. */
+export const MAX_CONTENT_LABEL_CHARS = 1024;
+/** Longest `description` of a resource link. */
+export const MAX_CONTENT_DESCRIPTION_CHARS = 8 * 1024;
+
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+const MIME = /^[\w.+-]+\/[\w.+-]+(?:\s*;.*)?$/;
+
+/** A named problem with one field of one block. */
+function bad(who: string, path: string, what: string): never {
+  throw new TypeError(`${who}: content${path} ${what}`);
+}
+
+function str(who: string, path: string, v: unknown, max: number): string {
+  if (typeof v !== 'string') bad(who, path, `must be a string (got ${v === null ? 'null' : typeof v})`);
+  if (v.length > max) bad(who, path, `is ${v.length} characters; the most is ${max}`);
+  return v;
+}
+
+function base64(who: string, path: string, v: unknown): string {
+  if (typeof v !== 'string') bad(who, path, `must be a base64 string (got ${v === null ? 'null' : typeof v})`);
+  if (!BASE64.test(v)) bad(who, path, 'is not base64');
+  return v;
+}
+
+function mime(who: string, path: string, v: unknown): string {
+  const m = str(who, path, v, MAX_CONTENT_LABEL_CHARS);
+  if (!MIME.test(m)) bad(who, path, `is not a MIME type ("type/subtype")`);
+  return m;
+}
+
+const optional = <T>(v: unknown, check: () => T): T | undefined => (v === undefined ? undefined : check());
+
+function checkBlock(block: unknown, i: number, who: string): ContentBlock {
+  const b = block as Record<string, unknown> | null;
+  const at = `[${i}]`;
+  if (b === null || typeof b !== 'object' || Array.isArray(b)) bad(who, at, 'is not a content block object');
+  switch (b.type) {
+    case 'text':
+      return Object.freeze({ type: 'text' as const, text: str(who, `${at}.text`, b.text, Number.MAX_SAFE_INTEGER) });
+    case 'image':
+    case 'audio':
+      return Object.freeze({ type: b.type, data: base64(who, `${at}.data`, b.data), mimeType: mime(who, `${at}.mimeType`, b.mimeType) });
+    case 'resource': {
+      const r = b.resource as Record<string, unknown> | null;
+      if (r === null || typeof r !== 'object' || Array.isArray(r)) bad(who, `${at}.resource`, 'must be an object { uri, mimeType?, text? | blob? }');
+      const uri = str(who, `${at}.resource.uri`, r.uri, MAX_CONTENT_URI_CHARS);
+      const mimeType = optional(r.mimeType, () => mime(who, `${at}.resource.mimeType`, r.mimeType));
+      const head = { uri, ...(mimeType !== undefined ? { mimeType } : {}) };
+      if ((r.text === undefined) === (r.blob === undefined)) bad(who, `${at}.resource`, 'must have exactly one of text and blob');
+      const resource = r.text !== undefined ? { ...head, text: str(who, `${at}.resource.text`, r.text, Number.MAX_SAFE_INTEGER) } : { ...head, blob: base64(who, `${at}.resource.blob`, r.blob) };
+      return Object.freeze({ type: 'resource' as const, resource: Object.freeze(resource) });
+    }
+    case 'resource_link': {
+      const title = optional(b.title, () => str(who, `${at}.title`, b.title, MAX_CONTENT_LABEL_CHARS));
+      const description = optional(b.description, () => str(who, `${at}.description`, b.description, MAX_CONTENT_DESCRIPTION_CHARS));
+      const mimeType = optional(b.mimeType, () => mime(who, `${at}.mimeType`, b.mimeType));
+      const size = optional(b.size, () => (typeof b.size === 'number' && Number.isSafeInteger(b.size) && b.size >= 0 ? b.size : bad(who, `${at}.size`, 'must be a non-negative integer')));
+      return Object.freeze({
+        type: 'resource_link' as const,
+        uri: str(who, `${at}.uri`, b.uri, MAX_CONTENT_URI_CHARS),
+        name: str(who, `${at}.name`, b.name, MAX_CONTENT_LABEL_CHARS),
+        ...(title !== undefined ? { title } : {}),
+        ...(description !== undefined ? { description } : {}),
+        ...(mimeType !== undefined ? { mimeType } : {}),
+        ...(size !== undefined ? { size } : {}),
+      });
+    }
+    default:
+      return bad(who, `${at}.type`, `is ${JSON.stringify(String(b.type)).slice(0, 60)}, not one of text, image, audio, resource, resource_link`);
+  }
+}
+
+/** Content blocks checked and frozen; throws a TypeError naming the block, the field and the limit. */
 export function checkContent(content: unknown, who: string): readonly ContentBlock[] {
   if (typeof content === 'string') return Object.freeze([Object.freeze({ type: 'text' as const, text: content })]);
   if (!Array.isArray(content)) throw new TypeError(`${who} must return content blocks or a string`);
-  return Object.freeze(
-    content.map((block, i) => {
-      const b = block as Record<string, unknown> | null;
-      if (b?.type === 'text' && typeof b.text === 'string') return Object.freeze({ type: 'text' as const, text: b.text });
-      if (b?.type === 'image' && typeof b.data === 'string' && typeof b.mimeType === 'string') {
-        return Object.freeze({ type: 'image' as const, data: b.data, mimeType: b.mimeType });
-      }
-      throw new TypeError(`${who}: content[${i}] is not a text or image block`);
-    }),
-  );
+  return Object.freeze(content.map((block, i) => checkBlock(block, i, who)));
 }
 
 /**

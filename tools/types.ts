@@ -47,10 +47,33 @@ export interface ToolExecution {
   readonly origin: ToolOrigin;
 }
 
-/** A block of content for the model. */
+/**
+ * A block of content for the model: MCP's content types. `data` and `blob` are base64. Where a
+ * framework has no form for a block, its adapter sends a text stand-in that says what it was
+ * (`contentBlockText`).
+ */
 export type ContentBlock =
   | { readonly type: 'text'; readonly text: string }
-  | { readonly type: 'image'; readonly data: string; readonly mimeType: string };
+  | { readonly type: 'image'; readonly data: string; readonly mimeType: string }
+  | { readonly type: 'audio'; readonly data: string; readonly mimeType: string }
+  | { readonly type: 'resource'; readonly resource: EmbeddedResource }
+  | ResourceLinkBlock;
+
+/** A resource embedded in a result: text or base64 `blob`, exactly one. */
+export type EmbeddedResource =
+  | { readonly uri: string; readonly mimeType?: string; readonly text: string }
+  | { readonly uri: string; readonly mimeType?: string; readonly blob: string };
+
+/** A link to a resource the client may read (MCP `resource_link`). */
+export interface ResourceLinkBlock {
+  readonly type: 'resource_link';
+  readonly uri: string;
+  readonly name: string;
+  readonly title?: string;
+  readonly description?: string;
+  readonly mimeType?: string;
+  readonly size?: number;
+}
 
 /** The decision of the `tools/pre-execute` waterfall. */
 export type PreToolDecision =

@@ -26,7 +26,7 @@ for (let i = 0; i < 3; i++) hooked.hooks.guard((e) => ((e.args as { id: string }
 hooked.hooks.postExecute(() => undefined);
 
 const args = { id: 'u42' };
-const exec = { callId: 'c', toolName: 'lookup', signal: new AbortController().signal, origin: { kind: 'model' as const }, host: bare };
+const exec = { callId: 'c', toolName: 'lookup', signal: new AbortController().signal, origin: { kind: 'model' as const }, host: bare, progress() {}, log() {} };
 let n = 0;
 
 const bench = new Bench({ time: 1500, warmup: true, warmupTime: 300 });

@@ -25,8 +25,8 @@
 import type { Writable } from 'node:stream';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool as McpToolShape } from '@modelcontextprotocol/sdk/types.js';
-import { toModelJsonSchema, visibleText, type ApprovalChannel, type ContentBlock, type JsonValue, type Tool, type ToolHost, type ToolResult } from '../tools/index.js';
+import { CallToolRequestSchema, ListToolsRequestSchema, SetLevelRequestSchema, type CallToolResult, type ServerNotification, type Tool as McpToolShape } from '@modelcontextprotocol/sdk/types.js';
+import { LOG_LEVELS, toModelJsonSchema, visibleText, type LogLevel, type ToolEvent, type ApprovalChannel, type ContentBlock, type JsonValue, type Tool, type ToolHost, type ToolResult } from '../tools/index.js';
 import { McpMessageTooLargeError } from './errors.js';
 
 /** Options of {@link createMcpServer}. */
@@ -175,7 +175,7 @@ export function toMcpResult(result: ToolResult, wrap?: boolean): CallToolResult 
 export function createMcpServer(options: McpServeOptions): McpServer {
   const { host } = options;
   const runCodeName = options.runCodeName ?? 'run_code';
-  const mcp = new McpServer({ name: options.serverName ?? 'ptc-runtime', version: options.serverVersion ?? '0.1.0' }, { capabilities: { tools: {} } });
+  const mcp = new McpServer({ name: options.serverName ?? 'ptc-runtime', version: options.serverVersion ?? '0.1.0' }, { capabilities: { tools: {}, logging: {} } });
   const server = mcp.server;
   const unbind = options.approval?.bind(mcp);
   if (unbind) {
@@ -193,6 +193,14 @@ export function createMcpServer(options: McpServeOptions): McpServer {
     const withRunCode = tools.some((t) => t.name === runCodeName);
     return tools.filter((t) => t.name === runCodeName || t.name === toolSearchName || (withRunCode && (t.name === SPILL_READ_NAME || t.name === RUN_RESULT_NAME)) || options.exposeTools === true);
   };
+
+  // The client's logging/setLevel: the least severe level it wants (default: all). Over stateless
+  // HTTP each request has its own server, so a level lasts for its request only.
+  let minLevel = 0;
+  server.setRequestHandler(SetLevelRequestSchema, async (request) => {
+    minLevel = Math.max(0, LOG_LEVELS.indexOf(request.params.level as LogLevel));
+    return {};
+  });
 
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
     tools: served().map((t) => {
@@ -217,17 +225,78 @@ export function createMcpServer(options: McpServeOptions): McpServer {
     // Ids are unique in the process: over HTTP each request has its own server.
     const callId = `mcp-${++callCount}`;
     const untrack = options.approval?.track(callId, { server: mcp, requestId: extra.requestId });
+    const progressToken = request.params._meta?.progressToken;
+    // Notifications are sent before the result: a client drops progress that comes after it.
+    let sending: Promise<unknown> = Promise.resolve();
+    const send = (n: ServerNotification) => {
+      sending = Promise.all([sending, extra.sendNotification(n).catch(() => {})]);
+    };
+    const reports = host.onEvent(reportsToClient({ callId, progressToken, minLevel: () => minLevel, send }));
     try {
       const result = await host.call(
         { id: callId, name: tool.name, args: request.params.arguments ?? {} },
         { agent: { id: `mcp:${String(client).slice(0, 100)}` }, signal: extra.signal },
       );
+      reports.dispose();
+      await sending;
       return toMcpResult(result, tool.name === runCodeName ? undefined : outputSchemaOf(tool)?.wrapped);
     } finally {
+      reports.dispose();
       untrack?.();
     }
   });
   return mcp;
+}
+
+/**
+ * What a call reports while it runs, as MCP notifications on its request's stream: its
+ * `tool/progress` as `notifications/progress` (only when the request carried a progressToken);
+ * its `tool/log`, and those of the child calls of a program it runs, as `notifications/message`
+ * at or above the client's level. A run_code call reports its own progress: how many of the
+ * calls its program started have settled.
+ */
+function reportsToClient(options: {
+  readonly callId: string;
+  readonly progressToken: string | number | undefined;
+  readonly minLevel: () => number;
+  readonly send: (notification: ServerNotification) => void;
+}): (event: ToolEvent) => void {
+  const { callId, progressToken, send } = options;
+  const children = new Set<string>();
+  let started = 0;
+  let settled = 0;
+  let lastProgress = Number.NEGATIVE_INFINITY;
+  const progress = (params: { progress: number; total?: number; message?: string }) => {
+    if (progressToken === undefined || params.progress <= lastProgress) return;
+    lastProgress = params.progress;
+    send({ method: 'notifications/progress', params: { progressToken, ...params } });
+  };
+  return (event) => {
+    switch (event.type) {
+      case 'tool/call':
+        if (event.origin.kind === 'ptc' && event.origin.parentCallId === callId) {
+          children.add(event.callId);
+          started++;
+        }
+        return;
+      case 'tool/result':
+        if (children.delete(event.callId)) {
+          settled++;
+          progress({ progress: settled, message: `${settled} of ${started} calls settled` });
+        }
+        return;
+      case 'tool/progress':
+        if (event.callId === callId) progress({ progress: event.progress, ...(event.total !== undefined ? { total: event.total } : {}), ...(event.message !== undefined ? { message: event.message } : {}) });
+        return;
+      case 'tool/log':
+        if ((event.callId === callId || children.has(event.callId)) && LOG_LEVELS.indexOf(event.level) >= options.minLevel()) {
+          send({ method: 'notifications/message', params: { level: event.level, logger: event.toolName, data: event.message } });
+        }
+        return;
+      default:
+        return;
+    }
+  };
 }
 
 /** The largest message read from the client (the SDK's stdio default, named here so errors can say it). */

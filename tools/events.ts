@@ -62,6 +62,29 @@ export interface ToolResultEvent extends Stamp, ToolResult {
   readonly durationMs: number;
 }
 
+/** The severities of `exec.log` (RFC 5424, as MCP's `notifications/message`), least severe first. */
+export const LOG_LEVELS = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+/** A running tool reported progress (`exec.progress`; throttled per call, see tools/call-reports.ts). */
+export interface ToolProgressEvent extends Stamp {
+  readonly type: 'tool/progress';
+  readonly callId: string;
+  readonly toolName: string;
+  readonly progress: number;
+  readonly total?: number;
+  readonly message?: string;
+}
+
+/** A running tool logged a line (`exec.log`; bounded per call, see tools/call-reports.ts). */
+export interface ToolLogEvent extends Stamp {
+  readonly type: 'tool/log';
+  readonly callId: string;
+  readonly toolName: string;
+  readonly level: LogLevel;
+  readonly message: string;
+}
+
 /** A PTC program asked for a call; recorded before any policy runs. Only id, name and args. */
 export interface PtcDispatchEvent extends Stamp {
   readonly type: 'tool/ptc-dispatch';
@@ -186,6 +209,8 @@ export type ToolEvent =
   | ToolCallEvent
   | ToolDecisionEvent
   | ToolResultEvent
+  | ToolProgressEvent
+  | ToolLogEvent
   | PtcDispatchEvent
   | PtcRunStartEvent
   | PtcRunEndEvent

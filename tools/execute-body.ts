@@ -12,6 +12,7 @@
  *   abort listener and never removes it leaves it on its call's signal, not on one every call of
  *   a turn or run shares.
  */
+import { CallReports, type LogEntry, type ProgressUpdate } from './call-reports.js';
 import { subscribeAbort } from './abort-subscription.js';
 import type { HookLists } from './hooks.js';
 import type { Tool, ToolExecContext, ToolHost } from './tool-types.js';
@@ -50,6 +51,7 @@ export async function executeBody(options: ExecuteBodyOptions): Promise<BodyOutc
     return raw === ABORTED ? { aborted: true } : { aborted: false, raw };
   } finally {
     over = true;
+    exec.endReports();
   }
 }
 
@@ -69,6 +71,7 @@ class CallContext implements ToolExecContext {
   declare readonly [DURABLE_CALL]?: unknown;
   #caller: AbortSignal;
   #own: AbortController | undefined;
+  #reports: CallReports | undefined;
 
   constructor(options: { readonly execution: ToolExecution; readonly host: ToolHost; readonly caller: AbortSignal; readonly durable?: DurableCall | undefined }) {
     const { execution } = options;
@@ -90,6 +93,23 @@ class CallContext implements ToolExecContext {
       if (this.#caller.aborted) this.#own.abort(this.#caller.reason);
     }
     return this.#own.signal;
+  }
+
+  progress(update: ProgressUpdate): void {
+    this.#reportsOf().progress(update);
+  }
+
+  log(entry: LogEntry): void {
+    this.#reportsOf().log(entry);
+  }
+
+  /** The body step ended: a waiting progress report goes out, later ones are ignored. */
+  endReports(): void {
+    this.#reports?.end();
+  }
+
+  #reportsOf(): CallReports {
+    return (this.#reports ??= new CallReports({ callId: this.callId, toolName: this.toolName }, (event) => this.host.emit(event)));
   }
 
   /** The caller aborted: so does the call's own signal, if the tool has it. */

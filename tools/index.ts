@@ -35,7 +35,9 @@ export { errorText, InvalidOptionError, PtcError, ToolCallError, ToolDefinitionE
 export { deepFreeze, materializeJson, NotJsonError, toJson } from './json.js';
 export type { JsonObject, JsonValue } from './json.js';
 export { ValidationError } from './materialize.js';
-export { eventOrigin, tokenIdOf } from './events.js';
+export { eventOrigin, LOG_LEVELS, tokenIdOf } from './events.js';
+export { MAX_LOG_EVENTS, MAX_PROGRESS_EVENTS, MAX_REPORT_CHARS, PROGRESS_INTERVAL_MS } from './call-reports.js';
+export type { LogEntry, ProgressUpdate } from './call-reports.js';
 export type {
   DecisionBy,
   EventOrigin,
@@ -53,7 +55,10 @@ export type {
   PtcRunStartEvent,
   ToolCallEvent,
   ToolDecisionEvent,
+  LogLevel,
   ToolEvent,
+  ToolLogEvent,
+  ToolProgressEvent,
   ToolResultEvent,
   UnstampedEvent,
 } from './events.js';

@@ -8,6 +8,7 @@
  */
 import type { z } from 'zod';
 import type { PresentCall, PresentResult } from './cards/present.js';
+import type { LogEntry, ProgressUpdate } from './call-reports.js';
 import type { EventSink, ToolEvent, UnstampedEvent } from './events.js';
 import type { ToolHooks } from './hooks.js';
 import type { JobManager } from './jobs/job-types.js';
@@ -72,6 +73,13 @@ export interface ToolExecContext {
    * `idempotent: true` (see `defineTool`).
    */
   readonly idempotencyKey?: string;
+  /**
+   * Reports progress while the call runs: a `tool/progress` event (throttled; `progress` must
+   * increase), and `notifications/progress` to an MCP client that asked for it. See call-reports.ts.
+   */
+  progress(update: ProgressUpdate): void;
+  /** Logs a line while the call runs: a `tool/log` event (bounded), and `notifications/message` to an MCP client. */
+  log(entry: LogEntry): void;
 }
 
 /** Content returned by `output.render`: blocks, or a string as one text block. */

@@ -29,7 +29,7 @@ const NO_PROMPTS = 'ptc serves tools only: no prompts capability';
 /** Every server scenario of the suite 0.1.16 (`conformance list --server`), with its scope. */
 export const SCENARIOS: Readonly<Record<string, Scenario>> = {
   'server-initialize': { scope: 'in' },
-  'logging-set-level': { scope: 'todo', reason: "logging capability and logging/setLevel (issue 27)" },
+  'logging-set-level': { scope: 'in' },
   ping: { scope: 'in' },
   'tools-list': { scope: 'in' },
   'tools-call-simple-text': { scope: 'in' },
@@ -37,9 +37,9 @@ export const SCENARIOS: Readonly<Record<string, Scenario>> = {
   'tools-call-audio': { scope: 'in' },
   'tools-call-embedded-resource': { scope: 'in' },
   'tools-call-mixed-content': { scope: 'in' },
-  'tools-call-with-logging': { scope: 'todo', reason: "exec.log as notifications/message (issue 27)" },
+  'tools-call-with-logging': { scope: 'in' },
   'tools-call-error': { scope: 'in' },
-  'tools-call-with-progress': { scope: 'todo', reason: "exec.progress as notifications/progress (issue 27)" },
+  'tools-call-with-progress': { scope: 'in' },
   'json-schema-2020-12': { scope: 'todo', reason: "inputSchema's $schema and $defs are not carried through (issue 27)" },
   'dns-rebinding-protection': { scope: 'in' },
   'server-sse-multiple-streams': { scope: 'in' },

@@ -23,8 +23,11 @@ import type {
   ToolCallEvent,
   ToolDecisionEvent,
   ToolEvent,
+  ToolLogEvent,
+  ToolProgressEvent,
   ToolResultEvent,
 } from '../events.js';
+import { LOG_LEVELS } from '../events.js';
 
 /** A field check failed, or the type is unknown. */
 export type ReadEventResult = { readonly ok: true; readonly event: ToolEvent } | { readonly ok: false; readonly problem: string };
@@ -152,6 +155,13 @@ const readers = new Map<string, Reader>([
     ) as unknown as PtcRunResumedEvent],
   ['ptc/call-refused', (o, seq, time) =>
     put({ seq, time, type: 'ptc/call-refused', parentCallId: str(o, 'parentCallId'), tokenId: str(o, 'tokenId'), toolName: str(o, 'toolName'), reason: str(o, 'reason') }, 'count', optNum(o, 'count')) as PtcCallRefusedEvent],
+  ['tool/progress', (o, seq, time) =>
+    put(put({ seq, time, type: 'tool/progress', callId: str(o, 'callId'), toolName: str(o, 'toolName'), progress: num(o, 'progress') }, 'total', optNum(o, 'total')), 'message', optStr(o, 'message')) as ToolProgressEvent],
+  ['tool/log', (o, seq, time): ToolLogEvent => {
+    const level = own(o, 'level');
+    if (!(LOG_LEVELS as readonly unknown[]).includes(level)) throw new FieldError('level is unknown');
+    return { seq, time, type: 'tool/log', callId: str(o, 'callId'), toolName: str(o, 'toolName'), level: level as ToolLogEvent['level'], message: str(o, 'message') };
+  }],
   ['job/start', (o, seq, time) => put({ seq, time, type: 'job/start', jobId: str(o, 'jobId'), kind: str(o, 'kind'), label: str(o, 'label') }, 'owner', agent(o, 'owner')) as JobStartEvent],
   ['job/progress', (o, seq, time): JobProgressEvent => {
     const p = obj(o, 'progress');

@@ -21,7 +21,7 @@ import type { Readable } from 'node:stream';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { ElicitRequestSchema, LoggingMessageNotificationSchema, type ElicitRequest, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import type { JsonSchemaValidator, jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 import { describeServer, isHttpServerSpec, type McpServerSpec } from './config.js';
 import { McpServerStartError } from './errors.js';
@@ -45,6 +45,8 @@ export interface ConnectOptions {
   readonly onStderr?: (line: string) => void;
   readonly onLog?: (entry: { readonly level: string; readonly text: string }) => void;
   readonly onExit?: (reason: string) => void;
+  /** Answers the server's elicitation requests (see `ImportMcpOptions.elicitation`). */
+  readonly elicitation: (request: ElicitRequest['params']) => Promise<ElicitResult>;
 }
 
 /** A connected server. */
@@ -88,7 +90,8 @@ export async function connectServer(spec: McpServerSpec, options: ConnectOptions
   let started = false;
   let closing = false;
 
-  const client = new Client({ name: options.clientName, version: '0.1.0' }, { jsonSchemaValidator: acceptAnyStructuredContent });
+  const client = new Client({ name: options.clientName, version: '0.1.0' }, { jsonSchemaValidator: acceptAnyStructuredContent, capabilities: { elicitation: { form: {} } } });
+  client.setRequestHandler(ElicitRequestSchema, (request) => options.elicitation(request.params));
   if (options.onLog) {
     const onLog = options.onLog;
     client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {

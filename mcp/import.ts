@@ -26,10 +26,12 @@
  * so an imported tool never shadows or breaks one (a server `docs` with a tool `read` is
  * `tools.docs_read`, which the host's `docs_read` may already be).
  */
+import type { ElicitRequest, ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { callableNameOf, parametersFromJsonSchema, zodFromJsonSchema } from '../codegen/index.js';
 import { checkContent, defineTool, errorText, toModelJsonSchema, type ContentBlock, type Disposable, type Tool, type ToolHost } from '../tools/index.js';
 import { checkServerSpecs, type McpServerSpec } from './config.js';
+import { setMcpToolMeta } from './tool-meta.js';
 import { connectServer, MAX_TOOLS_PER_SERVER, type McpListedTool, type ServerConnection } from './connect-server.js';
 
 /** Options of {@link importMcpServers}. */
@@ -52,7 +54,21 @@ export interface ImportMcpOptions {
   readonly onServerExit?: (server: string, reason: string) => void;
   /** Client name sent in `initialize` (default `ptc-runtime`). */
   readonly clientName?: string;
+  /**
+   * Answers a server's elicitation request (it asks the user for input, e.g. a confirmation).
+   * Default: declined, with the reason in `_meta.reason`, since no user is there to ask.
+   */
+  readonly elicitation?: McpElicitationHandler;
 }
+
+/** A host's answer to an imported server's elicitation request. */
+export type McpElicitationHandler = (server: string, request: ElicitRequest['params']) => Promise<ElicitResult>;
+
+/** The default elicitation answer: declined, saying why. */
+export const declineElicitation: McpElicitationHandler = async () => ({
+  action: 'decline',
+  _meta: { reason: 'ptc-runtime: no elicitation handler was given to importMcpServers, so no user can be asked' },
+});
 
 /** A tool that was not imported, and why. */
 export interface SkippedMcpTool {
@@ -218,6 +234,12 @@ function toolFromMcp(server: string, conn: ServerConnection, mcp: McpListedTool,
   const size = description.length + JSON.stringify(tool.parametersJsonSchema).length + (tool.output.schema ? (JSON.stringify(toModelJsonSchema(tool.output.schema)) ?? '').length : 0);
   if (size > MAX_MCP_TOOL_SCHEMA_CHARS) throw new Error(`its schema text is ${size} characters after the caps; the most one tool may add is ${MAX_MCP_TOOL_SCHEMA_CHARS}`);
   warnings.push(...toolWarnings);
+  const dialect = (mcp.inputSchema as { $schema?: unknown }).$schema;
+  const annotations = mcp.annotations && typeof mcp.annotations === 'object' ? (JSON.parse(JSON.stringify(mcp.annotations)) as Record<string, unknown>) : undefined;
+  setMcpToolMeta(tool, {
+    ...(annotations ? { annotations } : {}),
+    ...(typeof dialect === 'string' && dialect.length <= 200 ? { inputSchemaDialect: dialect } : {}),
+  });
   return { tool, size };
 }
 
@@ -226,6 +248,10 @@ function mapServer(server: string, conn: ServerConnection, options: ImportMcpOpt
   let budget = MAX_MCP_SERVER_SCHEMA_CHARS;
   for (const mcp of conn.listed) {
     const toolName = String(mcp.name).slice(0, 200);
+    if ((mcp as { execution?: { taskSupport?: unknown } }).execution?.taskSupport === 'required') {
+      skipped.push({ server, tool: toolName, reason: 'it requires MCP tasks (execution.taskSupport "required"), which the import does not run' });
+      continue;
+    }
     try {
       const mapped = toolFromMcp(server, conn, mcp, options, warnings);
       if (mapped.size > budget) {
@@ -255,6 +281,7 @@ export async function importMcpServers(specs: readonly McpServerSpec[], options:
       connectServer(spec, {
         startTimeoutMs: options.startTimeoutMs ?? 30_000,
         clientName: options.clientName ?? 'ptc-runtime',
+        elicitation: (request) => (options.elicitation ?? declineElicitation)(spec.name, request),
         ...(options.onServerStderr ? { onStderr: (line: string) => options.onServerStderr!(spec.name, line) } : {}),
         ...(options.onServerLog ? { onLog: (entry: { level: string; text: string }) => options.onServerLog!(spec.name, entry) } : {}),
         ...(options.onServerExit ? { onExit: (reason: string) => options.onServerExit!(spec.name, reason) } : {}),

@@ -9,8 +9,8 @@ export type { McpHttpServerSpec, McpServerSpec, McpStdioServerSpec } from './con
 export { acceptAnyStructuredContent, MAX_TOOLS_PER_SERVER } from './connect-server.js';
 export { McpConfigError, McpMessageTooLargeError, McpServerStartError } from './errors.js';
 export { boundedFetch, MAX_HTTP_MESSAGE_BYTES } from './http-client.js';
-export { importMcpServers, MAX_MCP_DESCRIPTION_CHARS, MAX_MCP_SERVER_SCHEMA_CHARS, MAX_MCP_TOOL_SCHEMA_CHARS, mcpContentText, mcpToolName, TEXT_RESULT_NOTE } from './import.js';
-export type { ImportMcpOptions, McpImport, SkippedMcpTool } from './import.js';
+export { declineElicitation, importMcpServers, MAX_MCP_DESCRIPTION_CHARS, MAX_MCP_SERVER_SCHEMA_CHARS, MAX_MCP_TOOL_SCHEMA_CHARS, mcpContentText, mcpToolName, TEXT_RESULT_NOTE } from './import.js';
+export type { ImportMcpOptions, McpElicitationHandler, McpImport, SkippedMcpTool } from './import.js';
 export { redactSecrets, redactUrl } from '../tools/index.js';
 export { createMcpServer, MAX_STDIO_MESSAGE_BYTES, mcpApprovalChannel, serveMcpStdio, toMcpResult } from './serve.js';
 export type { McpApprovalChannel, McpServeOptions } from './serve.js';

@@ -28,6 +28,7 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { CallToolRequestSchema, ListToolsRequestSchema, SetLevelRequestSchema, type CallToolResult, type ServerNotification, type Tool as McpToolShape } from '@modelcontextprotocol/sdk/types.js';
 import { LOG_LEVELS, toModelJsonSchema, visibleText, type LogLevel, type ToolEvent, type ApprovalChannel, type ContentBlock, type JsonValue, type Tool, type ToolHost, type ToolResult } from '../tools/index.js';
 import { McpMessageTooLargeError } from './errors.js';
+import { mcpToolMetaOf } from './tool-meta.js';
 
 /** Options of {@link createMcpServer}. */
 export interface McpServeOptions {
@@ -175,8 +176,11 @@ export function toMcpResult(result: ToolResult, wrap?: boolean): CallToolResult 
 export function createMcpServer(options: McpServeOptions): McpServer {
   const { host } = options;
   const runCodeName = options.runCodeName ?? 'run_code';
-  const mcp = new McpServer({ name: options.serverName ?? 'ptc-runtime', version: options.serverVersion ?? '0.1.0' }, { capabilities: { tools: {}, logging: {} } });
+  const mcp = new McpServer({ name: options.serverName ?? 'ptc-runtime', version: options.serverVersion ?? '0.1.0' }, { capabilities: { logging: {} } });
   const server = mcp.server;
+  // Declared here, not in the options: there McpServer adds `listChanged: true`, and we never
+  // send list_changed (the tools are listed per request).
+  server.registerCapabilities({ tools: {} });
   const unbind = options.approval?.bind(mcp);
   if (unbind) {
     const previous = server.onclose;
@@ -205,11 +209,14 @@ export function createMcpServer(options: McpServeOptions): McpServer {
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
     tools: served().map((t) => {
       const output = t.name === runCodeName ? undefined : outputSchemaOf(t);
+      // An imported tool is re-served with what its server listed: annotations, $schema.
+      const meta = mcpToolMetaOf(t);
       return {
         name: t.name,
         description: t.description,
-        inputSchema: t.parametersJsonSchema as McpToolShape['inputSchema'],
+        inputSchema: (meta?.inputSchemaDialect ? { $schema: meta.inputSchemaDialect, ...t.parametersJsonSchema } : t.parametersJsonSchema) as McpToolShape['inputSchema'],
         ...(output ? { outputSchema: output.schema } : {}),
+        ...(meta?.annotations ? { annotations: meta.annotations as McpToolShape['annotations'] } : {}),
       };
     }),
   }));

@@ -43,7 +43,38 @@ describe('when tools are imported from real MCP servers over stdio', () => {
       ['everything', true],
       ['fs', true],
     ]);
-    expect(imported.skipped).toEqual([]);
+    // server-everything's research tool requires MCP tasks: skipped and listed, never imported to fail on every call.
+    expect(imported.skipped).toEqual([{ server: 'everything', tool: 'simulate-research-query', reason: expect.stringMatching(/requires MCP tasks/) }]);
+  });
+
+  it("declines a server's elicitation by default, and hands it to the host's elicitation handler when given", async () => {
+    const declined = await call('everything.trigger-elicitation-request', {});
+    expect(declined.isError).toBe(false);
+    expect(declined.value).toMatch(/declined/);
+    expect(declined.value).toMatch(/no elicitation handler was given/);
+    const asked: string[] = [];
+    const other = await importMcpServers([{ name: 'ev2', command: bin('mcp-server-everything'), args: ['stdio'] }], {
+      elicitation: async (server, request) => {
+        asked.push(`${server}: ${request.message}`);
+        return { action: 'accept', content: { name: 'Ada Lovelace' } };
+      },
+    });
+    try {
+      const h = createToolHost();
+      other.register(h);
+      const accepted = await h.call({ id: 'e1', name: 'ev2.trigger-elicitation-request', args: {} });
+      expect(accepted.value).toMatch(/Ada Lovelace/);
+      expect(asked).toHaveLength(1);
+      expect(asked[0]).toMatch(/^ev2: /);
+    } finally {
+      await other.close();
+    }
+  }, 30_000);
+
+  it('re-serves an imported tool with the annotations its server listed', async () => {
+    const { mcpToolMetaOf } = await import('../mcp/tool-meta.js');
+    const tool = host.tools().find((t) => t.name === 'fs.read_text_file')!;
+    expect(mcpToolMetaOf(tool)?.annotations).toMatchObject({ readOnlyHint: true });
   });
 
   it('uses structuredContent as the canonical value, and text when there is none', async () => {

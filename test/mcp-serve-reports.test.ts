@@ -48,6 +48,8 @@ describe('when a served tool or program reports progress and logs', () => {
 
   it('advertises logging, and sends a tool\'s progress only to a request that carried a progressToken', async () => {
     expect(client.getServerCapabilities()?.logging).toEqual({});
+    // Tools are listed once; no list_changed notification is ever sent, so none is advertised.
+    expect(client.getServerCapabilities()?.tools?.listChanged).toBeUndefined();
     const seen: Progress[] = [];
     const slow = await client.callTool({ name: 'slow', arguments: {} }, CallToolResultSchema, { onprogress: (p) => void seen.push(p) });
     expect(slow.isError, JSON.stringify(slow)).toBeFalsy();

@@ -122,3 +122,29 @@ describe('when running ptc check', () => {
     expect(empty.err.split('\n').filter(Boolean)).toHaveLength(1);
   });
 });
+
+describe('when ptc codegen and ptc check are given MCP servers (--mcp)', () => {
+  const everything = `ev=${join(process.cwd(), 'node_modules/.bin/mcp-server-everything')} stdio`;
+
+  it("declares the servers' tools as run_code sees them: a tool without an outputSchema is a string", async () => {
+    const r = await capture(['codegen', '--mcp', everything]);
+    expect(r.code, r.err).toBe(0);
+    expect(r.out).toMatch(/"ev\.get-sum": string;/);
+    expect(r.out).toMatch(/ev_get_sum\(/);
+    expect(r.err).toMatch(/ev\.simulate-research-query not imported: it requires MCP tasks/);
+  }, 60_000);
+
+  it("checks a program against them: .split(' ') on such a tool's value type-checks, a number does not", async () => {
+    const ok = await capture(['check', script('ok.ts', "return (await tools.ev_get_sum({ a: 1, b: 2 })).split(' ');"), '--mcp', everything]);
+    expect(ok.code, ok.err).toBe(0);
+    const bad = await capture(['check', script('bad.ts', 'const n: number = await tools.ev_get_sum({ a: 1, b: 2 }); return n;'), '--mcp', everything]);
+    expect(bad.code).toBe(1);
+    expect(bad.out).toMatch(/'string' is not assignable to type 'number'/);
+  }, 60_000);
+
+  it('refuses to run without a source of tools', async () => {
+    const r = await capture(['codegen']);
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/give --tools <module>, --mcp <server> or --mcp-config <mcp\.json>/);
+  });
+});

@@ -9,9 +9,8 @@ import type { Command } from 'commander';
 import type { CodeDiagnostic } from '../../codegen/index.js';
 import { visibleText } from '../../tools/index.js';
 import { CliError, EXIT } from '../errors.js';
-import { loadToolsModule } from '../load-tools.js';
 import { withReservedStdout } from '../stdout-guard.js';
-import { declarationsFor, DEFAULT_EXCLUDED_TOOLS } from './codegen.js';
+import { declarationsFor, DEFAULT_EXCLUDED_TOOLS, toolSourceHost, type ToolSourceFlags } from './codegen.js';
 
 function readScript(path: string): string {
   try {
@@ -34,15 +33,17 @@ export function registerCheck(program: Command): void {
     .command('check')
     .description('Type-check a program against the tools a module exports, as run_code does before running it.')
     .argument('<script>', 'the program: an async function body (a markdown fence or an async () => { ... } wrapper is accepted)')
-    .requiredOption('--tools <module>', 'module exporting the tools (a tools array, a host, or tools made with defineTool)')
+    .option('--tools <module>', 'module exporting the tools (a tools array, a host, or tools made with defineTool)')
+    .option('--mcp <command line|url>', 'also the tools of an MCP server (a command to run, or an http(s) url); repeatable', (v: string, p: string[] = []) => [...p, v])
+    .option('--mcp-config <mcp.json>', 'also the servers of an mcp.json; repeatable', (v: string, p: string[] = []) => [...p, v])
     .option('--json', 'print the result as JSON ({ ok, diagnostics })')
     .addHelpText('after', '\nExit codes: 0 no errors, 1 the program has type errors, 2 usage or input error.')
-    .action((script: string, opts: { tools: string; json?: boolean }) =>
+    .action((script: string, opts: ToolSourceFlags & { json?: boolean }) =>
       // The diagnostics (or the JSON) are the only thing on stdout, whatever the tools module prints.
       withReservedStdout(async (stdout) => {
         const code = readScript(script);
-        const host = await loadToolsModule(opts.tools);
-        const generated = await declarationsFor(host, DEFAULT_EXCLUDED_TOOLS, opts.tools);
+        const source = await toolSourceHost(opts);
+        const generated = await declarationsFor(source.host, DEFAULT_EXCLUDED_TOOLS, source.label).finally(() => source.close());
         const { checkCode } = await import('../../codegen/index.js');
         const result = checkCode(code, generated);
         if (opts.json) {

@@ -6,7 +6,8 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRedisStores, RedisStoreError, type RedisStores } from '../redis/index.js';
-import { RunStoreError } from '../runtime/index.js';
+import { createToolHost, type AgentRef } from '../tools/index.js';
+import { createRunCodeTool, RunStoreError, type RunCodeValue, type SpilledPart } from '../runtime/index.js';
 import { metaOf, runStoreContract } from './run-store-contract.js';
 import { redisServerMissing, startRedisServer, type RedisServer } from './support/redis-server.js';
 
@@ -73,5 +74,69 @@ suite('Redis stores', () => {
       await server.restart();
       await stores.close();
     }
+  });
+
+  describe('spills shared by two replicas', () => {
+    const ADA: AgentRef = { id: 'ada' };
+    const BOB: AgentRef = { id: 'bob' };
+    // Multi-byte text, so pages read by byte range must not split a character.
+    const PROGRAM = 'const rows = []; for (let i = 0; i < 150; i++) rows.push({ i, name: "行" + i + " é 😀" }); return rows;';
+    const expected = Array.from({ length: 150 }, (_, i) => ({ i, name: `行${i} é 😀` }));
+
+    const replica = async (prefix: string) => {
+      const stores = await createRedisStores({ url: server.url }, { prefix });
+      const host = createToolHost();
+      const runCode = createRunCodeTool({ isolation: 'isolate', limits: { maxOutputBytes: 1_000 }, spills: stores.spills });
+      host.register(runCode);
+      return { host, stores, close: async () => { await runCode.close(); await stores.close(); } };
+    };
+
+    it('a spill made on replica A is paged whole on replica B by the same agent, and refused to another', async () => {
+      const prefix = `sp${randomBytes(4).toString('hex')}:`;
+      const a = await replica(prefix);
+      const b = await replica(prefix);
+      try {
+        const made = await a.host.call({ id: 'c1', name: 'run_code', args: { code: PROGRAM } }, { agent: ADA });
+        expect(made.isError).toBe(false);
+        const part = (made.value as unknown as RunCodeValue).result as unknown as SpilledPart;
+        expect(part.spilled.bytes).toBeGreaterThan(1_000);
+        let joined = '';
+        let offset = 0;
+        while (offset < part.spilled.bytes) {
+          const r = await b.host.call({ id: `r${offset}`, name: 'spill_read', args: { id: part.spilled.id, offset } }, { agent: ADA });
+          expect(r.isError).toBe(false);
+          const page = r.value as { text: string; offset: number; nextOffset: number; bytes: number };
+          expect(page.offset).toBe(offset);
+          expect(page.bytes).toBe(part.spilled.bytes);
+          expect(page.text).not.toMatch(/\uFFFD/);
+          joined += page.text;
+          offset = page.nextOffset;
+        }
+        expect(JSON.parse(joined)).toEqual(expected);
+        const other = await b.host.call({ id: 'r-bob', name: 'spill_read', args: { id: part.spilled.id } }, { agent: BOB });
+        const unknown = await b.host.call({ id: 'r-none', name: 'spill_read', args: { id: 'spill_AAAAAAAAAAAAAAAA' } }, { agent: ADA });
+        expect(other.isError).toBe(true);
+        expect(other.content).toEqual(unknown.content.map((block) => (block.type === 'text' ? { ...block, text: block.text.replace('spill_AAAAAAAAAAAAAAAA', part.spilled.id) } : block)));
+        const noAgent = await b.host.call({ id: 'r-anon', name: 'spill_read', args: { id: part.spilled.id } });
+        expect(noAgent.isError).toBe(true);
+      } finally {
+        await a.close();
+        await b.close();
+      }
+    }, 60_000);
+
+    it('keeps a spill for its time to live only', async () => {
+      const stores = await createRedisStores({ url: server.url }, { prefix: `ttl${randomBytes(4).toString('hex')}:`, spillTtlMs: 50 });
+      try {
+        const { id } = await stores.spills.put('spill_BBBBBBBBBBBBBBBB', '"short lived"', { owner: ADA });
+        expect(await stores.spills.read(id)).toBe('"short lived"');
+        expect(await stores.spills.readRange(id, { start: 1, end: 6, agent: ADA })).toEqual({ bytes: 13, chunk: Buffer.from('short') });
+        await new Promise((resolve) => setTimeout(resolve, 120));
+        expect(await stores.spills.read(id)).toBeUndefined();
+        expect(await stores.spills.readRange(id, { start: 0, end: 5, agent: ADA })).toBeUndefined();
+      } finally {
+        await stores.close();
+      }
+    });
   });
 });

@@ -18,7 +18,7 @@ export class RedisStoreError extends PtcError {
     readonly detail: string,
     options?: { cause?: unknown },
   ) {
-    super(`Redis store failed to ${operation}: ${detail}.`, options);
+    super(`Redis store failed to ${operation}: ${detail.replace(/\.+$/, '')}.`, options);
   }
 }
 
@@ -28,6 +28,9 @@ export function redactedText(err: unknown, secrets: readonly string[]): string {
   for (const secret of secrets) if (secret !== '') text = text.split(secret).join('***');
   return text.replace(/(rediss?:\/\/)[^@\s/]*@/g, '$1***@');
 }
+
+/** Host and port of a client (never its credentials). */
+const where = (client: Redis) => `${client.options.host ?? '?'}:${client.options.port ?? '?'}`;
 
 /** The secrets of a URL (its password and user) that never appear in an error. */
 function urlSecrets(url: string): string[] {
@@ -85,8 +88,14 @@ export async function openRedis(connection: RedisConnection): Promise<OpenedRedi
       throw new RedisStoreError(operation, redactedText(err, secrets));
     }
   };
-  if (owned) await run('connect', () => client.connect());
-  await run('answer PING', () => client.ping());
+  try {
+    if (owned) await run(`connect to ${where(client)}`, () => client.connect());
+    await run(`answer PING at ${where(client)}`, () => client.ping());
+  } catch (err) {
+    // A client of ours that never connected would retry for ever and keep the process alive.
+    if (owned) client.disconnect();
+    throw err;
+  }
   return { client, owned, secrets, options: { ...client.options }, run };
 }
 

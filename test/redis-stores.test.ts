@@ -52,7 +52,7 @@ suite('Redis stores', () => {
     const closed = `redis://user:s3cretpass@127.0.0.1:1`;
     const err = await createRedisStores({ url: closed }).catch((e: unknown) => e);
     expect(RedisStoreError.isInstance(err)).toBe(true);
-    expect((err as Error).message).toMatch(/^Redis store failed to connect: /);
+    expect((err as Error).message).toMatch(/^Redis store failed to connect to 127.0.0.1:1: /);
     expect((err as Error).message).not.toContain('s3cretpass');
   });
 

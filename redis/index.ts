@@ -6,10 +6,11 @@
  *   createRunCodeTool({ spills: stores.spills, durable: { store: stores.runs, keys } });
  *   await stores.close();
  */
-import type { RunStore, SharedSpillStore } from '../runtime/index.js';
+import type { RunStore, SharedSpillStore, TraceHeadStore } from '../runtime/index.js';
 import { openRedis, type RedisConnection } from './connection.js';
 import { createRedisRunStore } from './redis-run-store.js';
 import { createRedisSpillStore } from './redis-spill-store.js';
+import { createRedisTraceHeadStore } from './redis-trace-head-store.js';
 
 export { RedisStoreError } from './connection.js';
 export type { RedisConnection } from './connection.js';
@@ -17,6 +18,7 @@ export { createRedisRunStore } from './redis-run-store.js';
 export type { RedisRunStoreOptions } from './redis-run-store.js';
 export { createRedisSpillStore } from './redis-spill-store.js';
 export type { RedisSpillStoreOptions } from './redis-spill-store.js';
+export { createRedisTraceHeadStore } from './redis-trace-head-store.js';
 
 /** Options of {@link createRedisStores}. */
 export interface RedisStoresOptions {
@@ -32,6 +34,8 @@ export interface RedisStores {
   readonly spills: SharedSpillStore;
   /** Durable runs' journals (`createRunCodeTool({ durable: { store } })`). */
   readonly runs: RunStore;
+  /** The latest trace head of each replica's chain (`put(replicaId, writer.head)`), to link a resumed run's chain. */
+  readonly traceHeads: TraceHeadStore;
   /** Closes the connection this opened (a client passed in is left open). */
   close(): Promise<void>;
 }
@@ -43,6 +47,7 @@ export async function createRedisStores(connection: RedisConnection, options: Re
   return {
     spills: createRedisSpillStore(redis, { prefix, ...(options.spillTtlMs !== undefined ? { ttlMs: options.spillTtlMs } : {}) }),
     runs: createRedisRunStore(redis, { prefix }),
+    traceHeads: createRedisTraceHeadStore(redis, { prefix }),
     async close() {
       if (redis.owned) await redis.client.quit().catch(() => redis.client.disconnect());
     },

@@ -7,9 +7,33 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRedisStores, RedisStoreError, type RedisStores } from '../redis/index.js';
 import { createToolHost, type AgentRef } from '../tools/index.js';
-import { createRunCodeTool, RunStoreError, type RunCodeValue, type SpilledPart } from '../runtime/index.js';
+import { createMemoryTraceHeadStore, createRunCodeTool, RunStoreError, type RunCodeValue, type SpilledPart, type TraceHeadStore } from '../runtime/index.js';
 import { metaOf, runStoreContract } from './run-store-contract.js';
 import { redisServerMissing, startRedisServer, type RedisServer } from './support/redis-server.js';
+
+/** What every trace head store does: a head per chain, moving forward only within one trace. */
+function traceHeadContract(name: string, open: () => Promise<{ store: TraceHeadStore; close: () => Promise<void> }>) {
+  it(`trace heads (${name}): the latest head per chain, never moved back within a trace`, async () => {
+    const { store, close } = await open();
+    try {
+      expect(await store.get('replica-a')).toBeUndefined();
+      expect(await store.put('replica-a', { traceId: 't1', seq: 5, hash: 'h5' })).toBe(true);
+      expect(await store.put('replica-a', { traceId: 't1', seq: 3, hash: 'h3' })).toBe(false);
+      expect(await store.put('replica-b', { traceId: 't2', seq: 1, hash: 'b1' })).toBe(true);
+      expect(await store.get('replica-a')).toEqual({ traceId: 't1', seq: 5, hash: 'h5' });
+      // A new trace (a replica restarted with a new file) replaces the head.
+      expect(await store.put('replica-a', { traceId: 't3', seq: 0, hash: 'n0' })).toBe(true);
+      expect((await store.list()).sort((x, y) => x.chain.localeCompare(y.chain))).toEqual([
+        { chain: 'replica-a', head: { traceId: 't3', seq: 0, hash: 'n0' } },
+        { chain: 'replica-b', head: { traceId: 't2', seq: 1, hash: 'b1' } },
+      ]);
+    } finally {
+      await close();
+    }
+  });
+}
+
+traceHeadContract('memory', async () => ({ store: createMemoryTraceHeadStore(), close: async () => {} }));
 
 if (redisServerMissing !== undefined) console.warn(redisServerMissing);
 const suite = redisServerMissing === undefined ? describe : describe.skip;
@@ -29,6 +53,11 @@ suite('Redis stores', () => {
   runStoreContract('redis', async () => {
     const stores = await freshStores();
     return { store: stores.runs, dispose: () => stores.close() };
+  });
+
+  traceHeadContract('redis', async () => {
+    const stores = await freshStores();
+    return { store: stores.traceHeads, close: () => stores.close() };
   });
 
   it('keeps runs across connections (another replica sees them)', async () => {

@@ -7,7 +7,7 @@
  */
 import { createInterface } from 'node:readline/promises';
 import type { McpImport, McpServerSpec } from '../mcp/index.js';
-import type { RunCodeTool } from '../runtime/index.js';
+import type { AnySpillStore, RunCodeTool } from '../runtime/index.js';
 import { traceFileSink, visibleText, type ApprovalChannel, type EventSink, type ToolHost, type TraceKey, type TraceWriter } from '../tools/index.js';
 import { CliError } from './errors.js';
 import { loadToolsModule } from './load-tools.js';
@@ -116,7 +116,7 @@ export async function mcpSpecs(flags: SessionFlags): Promise<McpServerSpec[]> {
 /** Builds the host. Throws {@link CliError} (exit 2) for bad flags, modules, configs or servers. */
 export async function buildSessionHost(
   flags: SessionFlags,
-  extra: { onEvent?: EventSink; verbose?: boolean; /** Overrides `flags.approve`. */ approval?: ApprovalChannel } = {},
+  extra: { onEvent?: EventSink; verbose?: boolean; /** Overrides `flags.approve`. */ approval?: ApprovalChannel; /** run_code's spill store (shared by replicas: --store-env). */ spills?: AnySpillStore } = {},
 ): Promise<SessionHost> {
   const base = extra.approval ?? approvalChannel(flags.approve ?? 'no');
   const approval = flags.durable ? deferring(base) : base;
@@ -172,6 +172,7 @@ export async function buildSessionHost(
       isolation: flags.isolation ?? 'process',
       ...(flags.osSandbox ? { osSandbox: flags.osSandbox } : {}),
       ...(flags.durable ? { durable: { store: flags.durable.store, keys: flags.durable.keys } } : {}),
+      ...(extra.spills ? { spills: extra.spills } : {}),
     });
   } catch (err) {
     trace?.close();

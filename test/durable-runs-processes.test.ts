@@ -1,6 +1,6 @@
 /**
- * Durable runs across host processes on one file run store (test/fixtures/durable-host.mjs, on
- * the built package): a host SIGKILLed while its run is suspended, a host killed inside a tool's
+ * Durable runs across host processes on one run store, the file store and a Redis one on a
+ * redis-server of the test's own (test/fixtures/durable-host.mjs, on the built package): a host SIGKILLed while its run is suspended, a host killed inside a tool's
  * body after a resume, and two hosts resuming the same run at once. Effects are counted in a
  * ledger file the tools append to.
  */
@@ -9,7 +9,8 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { redisServerMissing, startRedisServer, type RedisServer } from './support/redis-server.js';
 
 const FIXTURE = resolve('test/fixtures/durable-host.mjs');
 const dirs: string[] = [];
@@ -21,11 +22,19 @@ afterEach(async () => {
   await Promise.all(dirs.splice(0).map((d) => rm(d, { recursive: true, force: true })));
 });
 
+let redis: RedisServer | undefined;
+let kind: 'file' | 'redis' = 'file';
+let prefixes = 0;
+
+/** A ledger, and a store of the suite's kind: a directory, or a Redis URL and a key prefix of its own. */
 async function workspace() {
   const dir = await mkdtemp(join(tmpdir(), 'ptc-durable-'));
   dirs.push(dir);
-  return { store: join(dir, 'runs'), ledger: join(dir, 'ledger.jsonl') };
+  const ledger = join(dir, 'ledger.jsonl');
+  if (kind === 'redis') return { store: redis!.url, ledger, env: { STORE_PREFIX: `p${process.pid}x${++prefixes}:` } };
+  return { store: join(dir, 'runs'), ledger, env: {} as Record<string, string> };
 }
+let currentEnv: Record<string, string> = {};
 
 interface Host {
   readonly pid: number;
@@ -36,7 +45,7 @@ interface Host {
 }
 
 function host(args: string[], env: Record<string, string> = {}): Host {
-  const child = spawn(process.execPath, ['--no-node-snapshot', FIXTURE, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--no-node-snapshot', FIXTURE, ...args], { env: { ...process.env, ...currentEnv, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   children.add(child);
   let stdout = '';
   let stderr = '';
@@ -78,7 +87,8 @@ const PROGRAM = `
 
 type Suspension = { runId: string; resumeToken: string; pending: { approvalId: string }[] };
 
-async function suspend(ws: { store: string; ledger: string }, code = PROGRAM): Promise<{ s: Suspension; a: Host }> {
+async function suspend(ws: { store: string; ledger: string; env: Record<string, string> }, code = PROGRAM): Promise<{ s: Suspension; a: Host }> {
+  currentEnv = ws.env;
   const a = host(['start', ws.store, ws.ledger, code], { STAY: '1' });
   const out = await a.output;
   const s = (out.value as { suspended: Suspension }).suspended;
@@ -88,7 +98,19 @@ async function suspend(ws: { store: string; ledger: string }, code = PROGRAM): P
 
 const allow = (s: Suspension) => JSON.stringify(s.pending.map((p) => ({ approvalId: p.approvalId, decision: 'allow-once' })));
 
-describe('durable runs across host processes (file run store)', () => {
+if (redisServerMissing !== undefined) console.warn(redisServerMissing);
+const kinds = redisServerMissing === undefined ? (['file', 'redis'] as const) : (['file'] as const);
+
+describe.each(kinds)('durable runs across host processes (%s run store)', (storeKind) => {
+  beforeAll(async () => {
+    kind = storeKind;
+    if (storeKind === 'redis') redis = await startRedisServer();
+  });
+  afterAll(async () => {
+    await redis?.dispose();
+    redis = undefined;
+  });
+
   it('a host SIGKILLed while its run is suspended: a new process resumes it, each effect exactly once, randomness replayed', { timeout: 120_000 }, async () => {
     const ws = await workspace();
     const { s, a } = await suspend(ws);

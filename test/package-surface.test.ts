@@ -25,6 +25,7 @@ const ADAPTER_PEERS: Readonly<Record<string, readonly string[]>> = {
   'openai-agents/index.ts': ['@openai/agents-core'],
   'langchain/index.ts': ['@langchain/core'],
   'anthropic/index.ts': ['@anthropic-ai/sdk'],
+  'redis/index.ts': ['ioredis'],
 };
 /** Peers no entry may load: the Agents SDK's umbrella package, the OpenAI client (loaded only through agents-core), LangGraph and langchain (test-only). */
 const FUTURE_PEERS = ['@openai/agents', 'openai', '@langchain/langgraph', 'langchain'];
@@ -110,6 +111,7 @@ const LAYERS: Readonly<Record<string, number>> = {
   'openai-agents': 4,
   langchain: 4,
   anthropic: 4,
+  redis: 4,
   cli: 5,
 };
 

@@ -99,7 +99,7 @@ describe.each(runnerModes())('run_code limits (%s)', (mode) => {
     const v = await s.value('const rows = []; for (let i = 0; i < 2000; i++) rows.push({ i, name: "row " + i }); console.log("made rows"); return rows;');
     const part = v.result as unknown as { spilled: { id: string; bytes: number }; head: string; tail: string };
     expect(part.spilled.bytes).toBeGreaterThan(2_000);
-    const full = JSON.parse(s.runCode.spills.read(part.spilled.id)!) as unknown[];
+    const full = JSON.parse((await s.runCode.spills.read(part.spilled.id))!) as unknown[];
     expect(full).toHaveLength(2000);
     expect(v.logs).toEqual(['made rows']);
     expect(v.stats.returnedBytes).toBeLessThanOrEqual(2_000);

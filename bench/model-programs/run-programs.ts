@@ -18,7 +18,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildSessionHost } from '../../cli/session-host.js';
-import type { RunCodeRejected, RunCodeTool, RunCodeValue } from '../../runtime/index.js';
+import type { RunCodeRejected, RunCodeTool, RunCodeValue, SpillStore } from '../../runtime/index.js';
 import { EvalHarnessError } from './errors.js';
 import { show } from './judges.js';
 import { programFileName, TASKS, type ModelTask } from './tasks.js';
@@ -58,7 +58,7 @@ const clip = (text: string) => (text.length <= MAX_DETAIL ? text : `${text.slice
 function unspill(part: unknown, tool: RunCodeTool): { value: unknown; spilled: boolean } {
   const handle = (part as { spilled?: { id?: unknown } } | null)?.spilled;
   if (typeof part !== 'object' || part === null || typeof handle?.id !== 'string' || !('head' in part) || !('tail' in part)) return { value: part, spilled: false };
-  const text = tool.spills.read(handle.id);
+  const text = (tool.spills as SpillStore).read(handle.id); // the in-memory store these runs use
   if (text === undefined) return { value: part, spilled: true };
   try {
     return { value: JSON.parse(text) as unknown, spilled: true };

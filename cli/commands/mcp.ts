@@ -15,6 +15,7 @@ import type { Command } from 'commander';
 import { InvalidOptionError, visibleText } from '../../tools/index.js';
 import { CliError, EXIT } from '../errors.js';
 import { buildSessionHost, parseIsolation, parseOsSandbox, traceFlags } from '../session-host.js';
+import { openRedisStoresFromEnv } from '../redis-store-spec.js';
 import { reserveStdout } from '../stdout-guard.js';
 import { durableSettings } from '../store-spec.js';
 
@@ -50,6 +51,7 @@ interface ServeFlags {
   store?: string;
   durableKeyEnv?: string;
   durablePreviousKeyEnv?: string;
+  storeEnv?: string;
 }
 
 /** Registers `ptc mcp`. */
@@ -70,6 +72,7 @@ export function registerMcp(program: Command): void {
     .option('--trace-key-env <NAME>', 'key the trace (HMAC-SHA256) with the secret in this environment variable')
     .option('--mcp <command line|url>', 'import the tools of another MCP server (a command to run, or an http(s) url); repeatable', collect, [])
     .option('--mcp-config <mcp.json>', 'import the servers of an mcp.json; repeatable', collect, [])
+    .option('--store-env <NAME>', 'with --http: share spills between replicas through the Redis whose redis:// URL is in this environment variable (never on the command line)')
     .option('--mcp-verbose', "show the imported MCP servers' stderr and log messages on stderr (escaped, lines cut at 4,000 characters)")
     .option('--store <file:DIR>', "durable runs: a program's approval ask suspends its run into this store (answer with ptc runs approve|deny); run_result gives the model the outcome")
     .option('--durable-key-env <NAME>', 'with --store: the secret (at least 32 bytes) that signs resume tokens, read from this environment variable')
@@ -155,20 +158,29 @@ async function serveHttp(flags: ServeFlags, address: { hostname: string; port: n
   const token = authToken(flags, address.hostname);
   const { mcpApprovalChannel, McpConfigError, serveMcpHttp } = await import('../../mcp/index.js');
   const approval = flags.approve === 'client' ? mcpApprovalChannel() : undefined;
-  const durable = await durableOf(flags);
-  const session = await buildSessionHost(
-    {
-      ...(flags.tools ? { tools: flags.tools } : {}),
-      ...traceFlags(flags),
-      approve: 'no',
-      isolation: flags.isolation,
-      osSandbox: flags.osSandbox,
-      mcp: flags.mcp,
-      mcpConfig: flags.mcpConfig,
-      ...(durable ? { durable } : {}),
-    },
-    { verbose: flags.mcpVerbose === true, ...(approval ? { approval } : {}) },
-  );
+  const stores = flags.storeEnv === undefined ? undefined : await openRedisStoresFromEnv(flags.storeEnv);
+  const durable = await durableOf(flags).catch(async (err: unknown) => {
+    await stores?.close();
+    throw err;
+  });
+  const session = await (async () => {
+    return buildSessionHost(
+      {
+        ...(flags.tools ? { tools: flags.tools } : {}),
+        ...traceFlags(flags),
+        approve: 'no',
+        isolation: flags.isolation,
+        osSandbox: flags.osSandbox,
+        mcp: flags.mcp,
+        mcpConfig: flags.mcpConfig,
+        ...(durable ? { durable } : {}),
+      },
+      { verbose: flags.mcpVerbose === true, ...(approval ? { approval } : {}), ...(stores ? { spills: stores.spills } : {}) },
+    );
+  })().catch(async (err: unknown) => {
+    await stores?.close();
+    throw err;
+  });
   let served;
   try {
     served = await serveMcpHttp({
@@ -184,6 +196,7 @@ async function serveHttp(flags: ServeFlags, address: { hostname: string; port: n
     });
   } catch (err) {
     await session.close();
+    await stores?.close();
     if (McpConfigError.isInstance(err) || InvalidOptionError.isInstance(err)) throw new CliError((err as Error).message);
     throw err;
   }
@@ -198,4 +211,5 @@ async function serveHttp(flags: ServeFlags, address: { hostname: string; port: n
   });
   await served.close();
   await session.close();
+  await stores?.close();
 }

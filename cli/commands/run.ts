@@ -9,6 +9,7 @@ import { readFileSync } from 'node:fs';
 import type { Writable } from 'node:stream';
 import type { Command } from 'commander';
 import type { PtcRunEndEvent } from '../../tools/index.js';
+import type { SpillStore } from '../../runtime/index.js';
 import { CliError, EXIT } from '../errors.js';
 import { printRun } from '../run-output.js';
 import { buildSessionHost, parseApprove, parseIsolation, parseOsSandbox, traceFlags, type ApproveMode } from '../session-host.js';
@@ -108,7 +109,7 @@ async function runScript(script: string, code: string, flags: RunFlags, out: Wri
     await session.close();
   }
   if (flags.trace) process.stderr.write(`ptc: trace written to ${flags.trace}\n`);
-  const printed = printRun({ script, result, spills: session.runCode.spills, ...(end ? { end } : {}) }, { json: flags.json === true, modelView: flags.modelView === true });
+  const printed = printRun({ script, result, spills: session.runCode.spills as SpillStore /* ptc run's own in-memory store */, ...(end ? { end } : {}) }, { json: flags.json === true, modelView: flags.modelView === true });
   for (const line of printed.stderr) process.stderr.write(`${line}\n`);
   if (printed.stdout !== '') out.write(printed.stdout);
   if (printed.exitCode !== EXIT.ok) process.exitCode = printed.exitCode;

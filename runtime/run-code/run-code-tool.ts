@@ -21,7 +21,7 @@ import { checkOsSandboxOption } from './os-sandbox-option.js';
 import { isRejected, normalize, report, run, transpile, typecheck, type Checked } from './run-phases.js';
 import { DurableRuns, resolveDurableOptions, resumePlanOf, toolsetFingerprint, type DurableOutcome, type ResumeOptions, type RunCodeSuspended } from '../durable/index.js';
 import type { RunCodeOptions, RunCodeRejected, RunCodeTool, RunCodeValue } from './run-code-types.js';
-import { createSpillStore } from './spill-store.js';
+import { createSpillStore, isSharedSpillStore, recordingSpillStore } from './spill-store.js';
 import { bindSpillRead, createSpillReadTool } from './spill-read-tool.js';
 import { resolveTypecheckLimits, typecheckThread } from './typecheck-thread.js';
 import { resolveTypecheckCache } from './typecheck-cache.js';
@@ -86,10 +86,22 @@ export function createRunCodeTool(options: RunCodeOptions = {}): RunCodeTool {
     },
   });
 
+  /**
+   * The report of a finished run. With a shared spill store the cap spills into a recording store
+   * (it decides synchronously), and the spills are written to the shared one before the answer.
+   */
+  const reportSpilling = async (input: Omit<Parameters<typeof report>[0], 'spills'>): Promise<RunCodeValue> => {
+    if (!isSharedSpillStore(spills)) return report({ ...input, spills });
+    const recording = recordingSpillStore();
+    const value = report({ ...input, spills: recording });
+    await Promise.all([...recording.kept].map(([id, kept]) => spills.put(id, kept.text, kept.owner ? { owner: kept.owner } : {})));
+    return value;
+  };
+
   /** A durable run's outcome as run_code's value: the suspension, or the report of a finished run. */
-  const durableValue = (outcome: DurableOutcome, checked: Checked, exec: ToolExecContext, runner: ProgramRunner, startedAt: number): RunCodeValue | RunCodeSuspended => {
+  const durableValue = async (outcome: DurableOutcome, checked: Checked, exec: ToolExecContext, runner: ProgramRunner, startedAt: number): Promise<RunCodeValue | RunCodeSuspended> => {
     if (outcome.kind === 'suspended') return outcome.value;
-    return report({ finished: outcome.finished, program: outcome.program, checked, limits: outcome.limits, spills, ...(exec.agent ? { agent: exec.agent } : {}), startedAt, osSandbox: runner.osSandbox === 'bubblewrap' ? 'bubblewrap' : 'none' });
+    return reportSpilling({ finished: outcome.finished, program: outcome.program, checked, limits: outcome.limits, ...(exec.agent ? { agent: exec.agent } : {}), startedAt, osSandbox: runner.osSandbox === 'bubblewrap' ? 'bubblewrap' : 'none' });
   };
 
   const execute = async ({ code }: { code: string }, exec: ToolExecContext): Promise<RunCodeValue | RunCodeRejected | RunCodeSuspended> => {
@@ -116,7 +128,7 @@ export function createRunCodeTool(options: RunCodeOptions = {}): RunCodeTool {
       return durableValue(outcome, checked, exec, runner, startedAt);
     }
     const finished = await run({ runner, program, exec, limits, toolNames: types.toolNames, ...(checked.queuedMs ? { wallSpentMs: checked.queuedMs } : {}) });
-    return report({ finished, program, checked, limits, spills, ...(exec.agent ? { agent: exec.agent } : {}), startedAt, osSandbox: runner.osSandbox === 'bubblewrap' ? 'bubblewrap' : 'none' });
+    return reportSpilling({ finished, program, checked, limits, ...(exec.agent ? { agent: exec.agent } : {}), startedAt, osSandbox: runner.osSandbox === 'bubblewrap' ? 'bubblewrap' : 'none' });
   };
 
   /** The runner, loaded on first use; a failed load is tried again on the next run. */

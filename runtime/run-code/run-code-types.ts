@@ -12,7 +12,7 @@ import type { DescriptionBudget } from '../discovery/index.js';
 import type { DiscoveryMode } from './description.js';
 import type { Isolation, RunnerCapacity } from './runner-factory.js';
 import type { SpillReadTool } from './spill-read-tool.js';
-import type { SpillStore } from './spill-store.js';
+import type { AnySpillStore } from './spill-store.js';
 import type { TypecheckLimits } from './typecheck-thread.js';
 import type { TypecheckCacheOption } from './typecheck-cache.js';
 import type { OsSandboxKind, OsSandboxMode } from '../os-sandbox/index.js';
@@ -60,7 +60,7 @@ export interface RunCodeOptions {
   /** A runner to use instead of the one `isolation` names (the tool does not close it; `capacity` does not apply). */
   readonly runner?: ProgramRunner;
   /** Where output over `maxOutputBytes` is kept (default: a new in-memory store, `tool.spills`; its retention in docs/run-code.md). */
-  readonly spills?: SpillStore;
+  readonly spills?: AnySpillStore;
   /**
    * Register `spill_read` beside run_code (default true): `host.register(runCode)` registers it
    * too (once per host; it goes when the last run_code relying on it is unregistered), so the
@@ -183,7 +183,7 @@ export type RunCodeTool = Tool<{ code: string }, RunCodeValue | RunCodeRejected 
    */
   issueResumeToken(runId: string): Promise<string>;
   /** Output over the cap, by spill id. */
-  readonly spills: SpillStore;
+  readonly spills: AnySpillStore;
   /** The `spill_read` tool over {@link RunCodeTool.spills} (registered with run_code unless `spillRead: false`). */
   readonly spillRead: SpillReadTool;
   /** Stops the runner this tool created (isolates, sandbox processes). */

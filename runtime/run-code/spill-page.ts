@@ -42,6 +42,10 @@ export interface SpillPageRequest {
   readonly limit: number;
   /** Most bytes of the rendered answer. */
   readonly maxBytes: number;
+  /** When `utf8` is a window of the spill (read by range): the byte where it starts (`offset` is then within the window). */
+  readonly base?: number;
+  /** When `utf8` is a window: bytes of the whole spill. */
+  readonly total?: number;
 }
 
 const isContinuation = (byte: number) => (byte & 0xc0) === 0x80;
@@ -63,11 +67,12 @@ function charEnd(utf8: Buffer, at: number): number {
 /** Cuts one page (see the file note); `offset` must be within the text. */
 export function spillPage(request: SpillPageRequest): SpillPage {
   const { id, utf8, limit, maxBytes } = request;
-  const total = utf8.length;
+  const base = request.base ?? 0;
+  const total = request.total ?? utf8.length;
   const from = charStart(utf8, request.offset);
-  const pageOf = (end: number): SpillPage => ({ id, bytes: total, offset: from, nextOffset: end, remaining: total - end, text: utf8.toString('utf8', from, end) });
-  const oneChar = from < total ? charEnd(utf8, from) : from;
-  let end = Math.max(oneChar, charStart(utf8, Math.min(total, from + limit)));
+  const pageOf = (end: number): SpillPage => ({ id, bytes: total, offset: base + from, nextOffset: base + end, remaining: total - base - end, text: utf8.toString('utf8', from, end) });
+  const oneChar = from < utf8.length ? charEnd(utf8, from) : from;
+  let end = Math.max(oneChar, charStart(utf8, Math.min(utf8.length, from + limit)));
   for (;;) {
     const page = pageOf(end);
     const excess = Buffer.byteLength(renderSpillPage(page), 'utf8') - maxBytes;

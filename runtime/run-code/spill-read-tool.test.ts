@@ -3,7 +3,7 @@ import { createToolHost, defineTool, type AgentRef, type ToolEvent, type ToolRes
 import { visibleTools } from '../discovery/index.js';
 import { createRunCodeTool } from './run-code-tool.js';
 import { createSpillReadTool, SPILL_READ_TOOL_NAME } from './spill-read-tool.js';
-import { createSpillStore } from './spill-store.js';
+import { createSpillStore, type SpillStore } from './spill-store.js';
 
 const ADA: AgentRef = { id: 'ada' };
 const BOB: AgentRef = { id: 'bob' };
@@ -138,7 +138,7 @@ describe('spill_read beside run_code', () => {
     const a = runCode();
     const b = runCode({ name: 'run_code_b' });
     host.register([a, b]);
-    const { id } = b.spills.put('"from b"', { owner: ADA });
+    const { id } = (b.spills as SpillStore).put('"from b"', { owner: ADA });
     expect((await host.call({ id: 'r', name: 'spill_read', args: { id } }, { agent: ADA })).value).toMatchObject({ text: '"from b"' });
   });
 

@@ -16,7 +16,7 @@
 import { defineTool, PtcError, REGISTERS_ITSELF, type AgentRef, type Disposable, type Tool, type ToolHost } from '../../tools/index.js';
 import { isRunCodeTool, isSpillReadTool, markSpillReadTool } from '../discovery/index.js';
 import { renderSpillPage, spillPage, type SpillPage } from './spill-page.js';
-import type { SpillEntry, SpillStore } from './spill-store.js';
+import { isSharedSpillStore, type AnySpillStore, type SpillEntry } from './spill-store.js';
 
 /** The fixed name of the tool (DESIGN.md "What the model reads"). */
 export const SPILL_READ_TOOL_NAME = 'spill_read';
@@ -48,7 +48,7 @@ export type SpillReadTool = Tool<{ id: string; offset: number; limit?: number },
 /** Options of {@link createSpillReadTool}. */
 export interface SpillReadOptions {
   /** The store searched first (its run_code's); the stores of the calling host's run_code tools after it. */
-  readonly spills: SpillStore;
+  readonly spills: AnySpillStore;
   /** The cap every answer stays within (its run_code's `maxOutputBytes`). */
   readonly maxOutputBytes: number;
 }
@@ -66,14 +66,31 @@ const utf8Of = (entry: SpillEntry) => {
 /** Creates a `spill_read` tool over `spills` (run_code makes one for itself; see {@link bindSpillRead}). */
 export function createSpillReadTool(options: SpillReadOptions): SpillReadTool {
   const { spills, maxOutputBytes } = options;
-  const lookup = (id: string, agent: AgentRef | undefined, host: ToolHost): SpillEntry | undefined => {
-    const stores = new Set<SpillStore>([spills]);
-    for (const t of host.tools()) if (isRunCodeTool(t)) stores.add((t as unknown as { spills: SpillStore }).spills);
-    for (const store of stores) {
-      const entry = store.get(id);
-      if (entry) return sameOwner(entry.owner, agent) ? entry : undefined;
+  const storesOf = (host: ToolHost): Set<AnySpillStore> => {
+    const stores = new Set<AnySpillStore>([spills]);
+    for (const t of host.tools()) if (isRunCodeTool(t)) stores.add((t as unknown as { spills: AnySpillStore }).spills);
+    return stores;
+  };
+  // One page from the first store that knows the id (a shared store is read by range only).
+  const page = async (args: { id: string; offset: number; limit?: number }, agent: AgentRef | undefined, host: ToolHost): Promise<SpillPage> => {
+    const limit = args.limit ?? maxOutputBytes;
+    for (const store of storesOf(host)) {
+      if (isSharedSpillStore(store)) {
+        // A window 3 bytes wider each side: the page never splits a character (spill-page.ts).
+        const start = Math.max(0, args.offset - 3);
+        const found = await store.readRange(args.id, { start, end: args.offset + limit + 3, agent });
+        if (!found) continue;
+        if (args.offset > found.bytes) throw new SpillReadArgumentError('offset', args.offset, `is past the end of spill "${args.id}" (${found.bytes} bytes)`);
+        return spillPage({ id: args.id, utf8: found.chunk, offset: args.offset - start, limit, maxBytes: maxOutputBytes, base: start, total: found.bytes });
+      }
+      const entry = store.get(args.id);
+      if (!entry) continue;
+      if (!sameOwner(entry.owner, agent)) break;
+      const utf8 = utf8Of(entry);
+      if (args.offset > utf8.length) throw new SpillReadArgumentError('offset', args.offset, `is past the end of spill "${args.id}" (${utf8.length} bytes)`);
+      return spillPage({ id: args.id, utf8, offset: args.offset, limit, maxBytes: maxOutputBytes });
     }
-    return undefined;
+    throw new UnknownSpillError(args.id.slice(0, 200));
   };
   const tool = defineTool({
     name: SPILL_READ_TOOL_NAME,
@@ -101,13 +118,7 @@ export function createSpillReadTool(options: SpillReadOptions): SpillReadTool {
       render: (_args, value) => renderSpillPage(value as SpillPage),
     },
     isConcurrencySafe: true,
-    execute(args, exec) {
-      const entry = lookup(args.id, exec.agent, exec.host);
-      if (!entry) throw new UnknownSpillError(args.id.slice(0, 200));
-      const utf8 = utf8Of(entry);
-      if (args.offset > utf8.length) throw new SpillReadArgumentError('offset', args.offset, `is past the end of spill "${args.id}" (${utf8.length} bytes)`);
-      return spillPage({ id: args.id, utf8, offset: args.offset, limit: args.limit ?? maxOutputBytes, maxBytes: maxOutputBytes });
-    },
+    execute: (args, exec) => page(args, exec.agent, exec.host),
   });
   const marked = Object.freeze(Object.defineProperty({ ...tool }, REGISTERS_ITSELF, { enumerable: false, value: true })) as unknown as SpillReadTool;
   markSpillReadTool(marked);

@@ -50,6 +50,55 @@ export interface SpillStore {
   delete(id: string): boolean;
 }
 
+/**
+ * A spill store shared by replicas (`ptc-runtime/redis`): asynchronous, read by byte range, and
+ * scoped to the agent that made a spill (a read for another agent answers like an unknown id).
+ * `createRunCodeTool({ spills })` takes it or the in-memory {@link SpillStore}; run_code chooses
+ * the ids (`spill_` and 96 random bits) and writes a run's spills before it answers.
+ */
+export interface SharedSpillStore {
+  readonly kind: 'shared';
+  /** Keeps `text` whole under `id` for `owner` (the agent of the run that made it). */
+  put(id: string, text: string, options?: { readonly owner?: AgentRef }): Promise<SpillHandle>;
+  /**
+   * Bytes `start` to `end` (exclusive, clamped to the spill) of the spill's UTF-8 text, with its
+   * total size; undefined when unknown, expired, or made for another agent than `agent`.
+   */
+  readRange(id: string, range: { readonly start: number; readonly end: number; readonly agent: AgentRef | undefined }): Promise<{ readonly bytes: number; readonly chunk: Buffer } | undefined>;
+  /** The full text (for the host: no owner check), or undefined. */
+  read(id: string): Promise<string | undefined>;
+  /** Forgets a spill. */
+  delete(id: string): Promise<boolean>;
+}
+
+/** Either kind of spill store run_code takes. */
+export type AnySpillStore = SpillStore | SharedSpillStore;
+
+/** True for a {@link SharedSpillStore}. */
+export const isSharedSpillStore = (store: AnySpillStore): store is SharedSpillStore => (store as SharedSpillStore).kind === 'shared';
+
+/** A new spill id: `spill_` and 96 random bits. */
+export const newSpillId = (): string => `spill_${randomBytes(12).toString('base64url')}`;
+
+/**
+ * A synchronous store for one report that records what was spilled, so the spills can then be
+ * written to a shared store (run_code's cap decides synchronously what to spill).
+ */
+export function recordingSpillStore(): SpillStore & { readonly kept: ReadonlyMap<string, { text: string; owner?: AgentRef }> } {
+  const kept = new Map<string, { text: string; owner?: AgentRef }>();
+  return {
+    kept,
+    put(text, options = {}) {
+      const id = newSpillId();
+      kept.set(id, { text, ...(options.owner ? { owner: options.owner } : {}) });
+      return { id, bytes: Buffer.byteLength(text, 'utf8') };
+    },
+    get: () => undefined,
+    read: (id) => kept.get(id)?.text,
+    delete: (id) => kept.delete(id),
+  };
+}
+
 /** Options of {@link createSpillStore}. */
 export interface SpillStoreOptions {
   /** Most spills kept (default 100). */
@@ -101,7 +150,7 @@ export function createSpillStore(options: SpillStoreOptions = {}): SpillStore {
   };
   return {
     put(text, putOptions = {}) {
-      const id = `spill_${randomBytes(12).toString('base64url')}`;
+      const id = newSpillId();
       const bytes = Buffer.byteLength(text, 'utf8');
       const createdAt = now();
       const owner = putOptions.owner;

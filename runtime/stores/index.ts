@@ -4,3 +4,5 @@ export { createFileRunStore } from './file-run-store.js';
 export type { FileRunStoreOptions } from './file-run-store.js';
 export { RunStoreConflictError, RunStoreError, RunStoreFencedError, TERMINAL_RUN_STATUSES } from './run-store.js';
 export type { PendingApproval, RunClaim, RunMeta, RunSettlement, RunStatus, RunStore, RunSummary, StoredRun } from './run-store.js';
+export { createMemoryTraceHeadStore } from './trace-head-store.js';
+export type { TraceHeadStore } from './trace-head-store.js';

@@ -8,7 +8,7 @@ import { copyFileSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { build } from 'esbuild';
 
-const FOLDERS = ['tools', 'codegen', 'bridge', 'runtime', 'cli', 'mcp', 'examples'];
+const FOLDERS = ['tools', 'codegen', 'bridge', 'runtime', 'cli', 'mcp', 'examples', 'redis'];
 
 function sources(dir: string, ext = '.ts'): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {

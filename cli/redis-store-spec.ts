@@ -16,7 +16,7 @@ export async function openRedisStoresFromEnv(name: string, env: NodeJS.ProcessEn
   try {
     redis = await import('../redis/index.js');
   } catch (err) {
-    if (!/ioredis|bullmq/.test((err as Error).message)) throw err;
+    if (!/ioredis/.test((err as Error).message)) throw err;
     throw new CliError(`--store-env needs the optional package ioredis (npm install ioredis): ${(err as Error).message.split('\n')[0]}`);
   }
   try {

@@ -22,6 +22,7 @@ import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { McpConfigError } from './errors.js';
 import { redactSecrets, redactUrl } from '../tools/index.js';
+import type { McpOAuthOptions } from './oauth.js';
 
 /** A stdio MCP server to start: a command, as `--mcp "<command line>"` or an mcp.json `command` entry. */
 export interface McpStdioServerSpec {
@@ -47,6 +48,12 @@ export interface McpHttpServerSpec {
    * transport when the server refuses it with a 4xx (as the SDK advises); `'sse'`: SSE only.
    */
   readonly transport?: 'streamable-http' | 'sse';
+  /**
+   * OAuth 2.1 (see oauth.ts): `true` discovers the authorization server and registers a client;
+   * an object names a pre-registered client, a scope, the grant, how a person is shown the login.
+   * Tokens are kept in a 0600 file per server, never in traces, logs or errors.
+   */
+  readonly oauth?: true | McpOAuthOptions;
 }
 
 /** One MCP server to import: stdio (`command`) or HTTP (`url`). */
@@ -80,6 +87,21 @@ const httpEntrySchema = z
     url: z.string().regex(HTTP_URL, 'url must start with http:// or https://'),
     type: z.enum(['http', 'streamable-http', 'streamableHttp', 'sse']).optional(),
     headers: z.record(z.string(), z.string()).optional(),
+    oauth: z
+      .union([
+        z.boolean(),
+        z
+          .object({
+            clientId: z.string().min(1).optional(),
+            clientSecret: z.string().min(1).optional(),
+            scope: z.string().optional(),
+            grant: z.enum(['authorization_code', 'client_credentials']).optional(),
+            clientMetadataUrl: z.string().regex(/^https:\/\//, 'clientMetadataUrl must be an https:// url').optional(),
+            redirectPort: z.number().int().min(1).max(65_535).optional(),
+          })
+          .strict(),
+      ])
+      .optional(),
   })
   .loose();
 const fileSchema = z.object({ mcpServers: z.record(z.string(), z.unknown()) }).loose();
@@ -207,6 +229,20 @@ export function parseMcpCommandLine(line: string): McpServerSpec {
   return { name: name ?? deriveServerName(words), command: words[0]!, args: words.slice(1) };
 }
 
+/** An mcp.json `oauth` entry as spec options; `${NAME}` in its strings read from the environment (a client secret need not be in the file). */
+function oauthFromJson(oauth: z.infer<typeof httpEntrySchema>['oauth'], expand: (field: string, value: string) => string): true | McpOAuthOptions | undefined {
+  if (oauth === undefined || oauth === false) return undefined;
+  if (oauth === true) return true;
+  const out: { -readonly [K in keyof McpOAuthOptions]: McpOAuthOptions[K] } = {};
+  if (oauth.clientId !== undefined) out.clientId = expand('clientId', oauth.clientId);
+  if (oauth.clientSecret !== undefined) out.clientSecret = expand('clientSecret', oauth.clientSecret);
+  if (oauth.scope !== undefined) out.scope = expand('scope', oauth.scope);
+  if (oauth.grant !== undefined) out.grant = oauth.grant;
+  if (oauth.clientMetadataUrl !== undefined) out.clientMetadataUrl = oauth.clientMetadataUrl;
+  if (oauth.redirectPort !== undefined) out.redirectPort = oauth.redirectPort;
+  return out;
+}
+
 function expandRecord(record: Record<string, string> | undefined, where: string, source: string): Record<string, string> | undefined {
   if (!record) return undefined;
   const out: Record<string, string> = {};
@@ -238,9 +274,16 @@ export function parseMcpConfig(text: string, source = 'mcp.json'): McpServerSpec
     }
     const at = (field: string) => `${source}: ${where}.${field}`;
     if (isHttp) {
-      const { url, type, headers } = entry.data as z.infer<typeof httpEntrySchema>;
+      const { url, type, headers, oauth } = entry.data as z.infer<typeof httpEntrySchema>;
       const expanded = expandRecord(headers, `${where}.headers`, source);
-      specs.push({ name, url: expandEnv(url, at('url')), ...(expanded ? { headers: expanded } : {}), ...(type === 'sse' ? { transport: 'sse' as const } : {}) });
+      const oauthSpec = oauthFromJson(oauth, (field, value) => expandEnv(value, at(`oauth.${field}`)));
+      specs.push({
+        name,
+        url: expandEnv(url, at('url')),
+        ...(expanded ? { headers: expanded } : {}),
+        ...(type === 'sse' ? { transport: 'sse' as const } : {}),
+        ...(oauthSpec ? { oauth: oauthSpec } : {}),
+      });
     } else {
       const { command, args, env, cwd } = entry.data as z.infer<typeof stdioEntrySchema>;
       const expandedEnv = expandRecord(env, `${where}.env`, source);

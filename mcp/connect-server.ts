@@ -24,7 +24,8 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ElicitRequestSchema, LoggingMessageNotificationSchema, type ElicitRequest, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import type { JsonSchemaValidator, jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 import { describeServer, isHttpServerSpec, type McpServerSpec } from './config.js';
-import { McpServerStartError } from './errors.js';
+import { McpAuthError, McpServerStartError } from './errors.js';
+import type { McpOAuthProvider } from './oauth.js';
 import { errorText, redactSecrets } from '../tools/index.js';
 import { connectHttp } from './http-client.js';
 import { LineSplitter, MAX_LINE_CHARS, OutputTail } from './server-output.js';
@@ -47,6 +48,8 @@ export interface ConnectOptions {
   readonly onExit?: (reason: string) => void;
   /** Answers the server's elicitation requests (see `ImportMcpOptions.elicitation`). */
   readonly elicitation: (request: ElicitRequest['params']) => Promise<ElicitResult>;
+  /** OAuth for an HTTP server (its spec has `oauth`). */
+  readonly auth?: McpOAuthProvider;
 }
 
 /** A connected server. */
@@ -59,6 +62,10 @@ export interface ServerConnection {
   readonly transport: 'stdio' | 'streamable-http' | 'sse';
   /** Why the server is gone ("exited with code 3"), once it is. */
   gone(): string | undefined;
+  /** Secret values messages about this server must not show (its OAuth tokens, client secret, codes). */
+  secretValues(): readonly string[];
+  /** After a call failed for want of authorization and a person logged in: exchanges the login's code; true when the call can be sent again. */
+  finishAuth(): Promise<boolean>;
   close(): Promise<void>;
 }
 
@@ -113,10 +120,14 @@ export async function connectServer(spec: McpServerSpec, options: ConnectOptions
   };
 
   let transportKind: ServerConnection['transport'] = 'stdio';
+  let finishAuth: () => Promise<boolean> = async () => false;
+  const secretValues = () => options.auth?.secretValues() ?? [];
   let stderrDone: Promise<void> = Promise.resolve();
   const connect = async () => {
     if (isHttpServerSpec(spec)) {
-      transportKind = await connectHttp(client, spec, watch);
+      const http = await connectHttp(client, spec, watch, options.auth);
+      transportKind = http.kind;
+      finishAuth = http.finishAuth;
       return;
     }
     const transport = new StdioClientTransport({
@@ -150,8 +161,12 @@ export async function connectServer(spec: McpServerSpec, options: ConnectOptions
 
   const timeoutMs = options.startTimeoutMs;
   let timer: ReturnType<typeof setTimeout> | undefined;
+  // The deadline does not run while a person logs in (OAuth): it is re-armed until the login ends.
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
+    const arm = () => {
+      timer = setTimeout(() => (options.auth?.waitingForPerson ? arm() : reject(new Error(`no answer within ${timeoutMs} ms`))), timeoutMs);
+    };
+    arm();
   });
   try {
     await Promise.race([connect(), timeout]);
@@ -172,6 +187,8 @@ export async function connectServer(spec: McpServerSpec, options: ConnectOptions
       ...(info ? { info: { ...(info.name ? { name: info.name } : {}), ...(info.version ? { version: info.version } : {}) } } : {}),
       transport: transportKind,
       gone: () => gone,
+      secretValues,
+      finishAuth: () => finishAuth(),
       async close() {
         closing = true;
         await client.close().catch(() => {});
@@ -190,7 +207,10 @@ export async function connectServer(spec: McpServerSpec, options: ConnectOptions
     await client.close().catch(() => {});
     if (!drained) await drainedWithin(1_000);
     const problem = exit && exit.code !== null ? `${errorText(err)} (it exited with code ${exit.code})` : errorText(err);
-    throw new McpServerStartError(spec.name, describeServer(spec), redactSecrets(problem), redactSecrets(tail.text()));
+    const values = secretValues();
+    const problemText = redactSecrets(problem, { values });
+    if (McpAuthError.isInstance(err)) throw new McpAuthError(spec.name, problemText.replace(`MCP server "${spec.name}": `, ''));
+    throw new McpServerStartError(spec.name, describeServer(spec), problemText, redactSecrets(tail.text(), { values }));
   } finally {
     clearTimeout(timer);
   }

@@ -31,3 +31,17 @@ export class McpMessageTooLargeError extends PtcError {
     super(`the MCP client sent a message larger than ${maxBytes} bytes, the most one stdio message may be; the connection was closed`);
   }
 }
+
+/**
+ * OAuth with an imported MCP server failed or needs a person (a login). Names the server and what
+ * to do; never carries a token, a code or a client secret.
+ */
+export class McpAuthError extends PtcError {
+  override readonly name = 'McpAuthError';
+  constructor(
+    readonly server: string,
+    readonly problem: string,
+  ) {
+    super(`MCP server "${server}": ${problem}`);
+  }
+}

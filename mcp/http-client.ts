@@ -14,9 +14,11 @@
  */
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { McpHttpServerSpec } from './config.js';
+import type { McpOAuthProvider } from './oauth.js';
 
 /** Largest JSON answer, or one SSE event, read from an HTTP server (as stdio's line cap). */
 export const MAX_HTTP_MESSAGE_BYTES = 10 * 1024 * 1024;
@@ -71,31 +73,90 @@ function statusOf(err: unknown): number | undefined {
   return text ? Number(text) : undefined;
 }
 
+/** The `scope` a 403 `insufficient_scope` answer names, if it is one. */
+function insufficientScope(response: Response): { scope: string | undefined } | undefined {
+  if (response.status !== 403) return undefined;
+  const header = response.headers.get('www-authenticate') ?? '';
+  if (!/error="?insufficient_scope/i.test(header)) return undefined;
+  return { scope: /scope="([^"]*)"/i.exec(header)?.[1] };
+}
+
+/** What to say when a server answers 401 and no OAuth is configured. */
+export function oauthHint(server: string): string {
+  return `the server answered HTTP 401: this server needs authorization. If it uses OAuth, set "oauth": true in its mcp.json entry (oauth: true in importMcpServers) and run "ptc mcp login ${server}"; otherwise give its token as a header`;
+}
+
+/** A connected HTTP transport. */
+export interface HttpConnection {
+  readonly kind: 'streamable-http' | 'sse';
+  /**
+   * After a call failed for want of authorization while a person logged in (step-up, or a
+   * refresh the server refused): exchanges the code the login left. True when there was one,
+   * so the call can be sent again.
+   */
+  finishAuth(): Promise<boolean>;
+}
+
+type AuthTransport = Transport & { finishAuth(code: string): Promise<void> };
+
 /**
  * Connects `client` to the server at `spec.url`: Streamable HTTP, then SSE if that was refused
  * with a 4xx (or SSE only when `spec.transport` is `'sse'`). Throws an error naming both answers
- * when neither works.
+ * when neither works. With `auth`, the transports authorize with it; a login that a person
+ * completed during the connection is exchanged for tokens and the connection is made again.
  */
-export async function connectHttp(client: Client, spec: McpHttpServerSpec, onTransport: (t: Transport) => void): Promise<'streamable-http' | 'sse'> {
+export async function connectHttp(client: Client, spec: McpHttpServerSpec, onTransport: (t: Transport) => void, auth?: McpOAuthProvider): Promise<HttpConnection> {
   const headers = { ...(spec.headers ?? {}) };
   const url = new URL(spec.url);
-  const fetchImpl = boundedFetch();
+  const bounded = boundedFetch();
+  const fetchImpl: Fetch = auth
+    ? async (input, init) => {
+        const response = await bounded(input, init);
+        const refused = insufficientScope(response);
+        if (refused) auth.noteInsufficientScope(refused.scope);
+        return response;
+      }
+    : bounded;
+  const authOption = auth ? { authProvider: auth } : {};
+  let current: AuthTransport | undefined;
+  const finishAuth = async () => {
+    const code = auth?.takeCode();
+    if (!code || !current) return false;
+    await current.finishAuth(code);
+    return true;
+  };
+  const connectWith = async (make: () => AuthTransport): Promise<void> => {
+    // A login finished during the attempt: exchange its code, then connect again (twice at most:
+    // a step-up at start-up may need a second login).
+    for (let round = 0; ; round++) {
+      const transport = make();
+      current = transport;
+      onTransport(transport);
+      try {
+        await client.connect(transport);
+        return;
+      } catch (err) {
+        if (!auth || !(err instanceof UnauthorizedError) || round >= 2) throw err;
+        const code = auth.takeCode();
+        if (!code) throw err;
+        await transport.finishAuth(code);
+        await transport.close().catch(() => {});
+      }
+    }
+  };
   const sse = async () => {
-    const transport = new SSEClientTransport(url, { requestInit: { headers }, fetch: fetchImpl });
-    onTransport(transport);
-    await client.connect(transport);
-    return 'sse' as const;
+    await connectWith(() => new SSEClientTransport(url, { requestInit: { headers }, fetch: fetchImpl, ...authOption }));
+    return { kind: 'sse' as const, finishAuth };
   };
   if (spec.transport === 'sse') return sse();
-  const streamable = new StreamableHTTPClientTransport(url, { requestInit: { headers }, fetch: fetchImpl });
-  onTransport(streamable);
   try {
-    await client.connect(streamable);
-    return 'streamable-http';
+    await connectWith(() => new StreamableHTTPClientTransport(url, { requestInit: { headers }, fetch: fetchImpl, ...authOption }));
+    return { kind: 'streamable-http', finishAuth };
   } catch (err) {
     const status = statusOf(err);
+    if (status === 401 && !auth) throw new Error(oauthHint(spec.name));
     if (status === undefined || status < 400 || status >= 500 || status === 401 || status === 403) throw err;
-    await streamable.close().catch(() => {});
+    await current?.close().catch(() => {});
     try {
       return await sse();
     } catch (sseErr) {

@@ -29,8 +29,10 @@
 import type { ElicitRequest, ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { callableNameOf, parametersFromJsonSchema, zodFromJsonSchema } from '../codegen/index.js';
-import { checkContent, defineTool, errorText, toModelJsonSchema, type ContentBlock, type Disposable, type Tool, type ToolHost } from '../tools/index.js';
-import { checkServerSpecs, type McpServerSpec } from './config.js';
+import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
+import { checkContent, defineTool, errorText, redactSecrets, toModelJsonSchema, type ContentBlock, type Disposable, type Tool, type ToolHost } from '../tools/index.js';
+import { checkServerSpecs, isHttpServerSpec, type McpHttpServerSpec, type McpServerSpec } from './config.js';
+import { createOAuthProvider, type McpOAuthOptions, type McpOAuthProvider } from './oauth.js';
 import { setMcpToolMeta } from './tool-meta.js';
 import { connectServer, MAX_TOOLS_PER_SERVER, type McpListedTool, type ServerConnection } from './connect-server.js';
 
@@ -59,6 +61,14 @@ export interface ImportMcpOptions {
    * Default: declined, with the reason in `_meta.reason`, since no user is there to ask.
    */
   readonly elicitation?: McpElicitationHandler;
+  /**
+   * Shows a person the authorization url of a server with `oauth` whose options have no
+   * `authorize` (the CLI prints it and waits on the loopback redirect). Without either, a server
+   * that needs a login fails with an `McpAuthError` saying to run `ptc mcp login NAME`.
+   */
+  readonly authorize?: (server: string, url: string) => Promise<void>;
+  /** Directory of the default OAuth token files (default `~/.config/ptc-runtime/mcp-tokens`). */
+  readonly oauthTokenDir?: string;
 }
 
 /** A host's answer to an imported server's elicitation request. */
@@ -162,6 +172,17 @@ function goneError(server: string, reason: string): Error {
   return new Error(`MCP server "${server}" ${reason}; it is not restarted, so its tools fail from now on`);
 }
 
+/** `err` with the server's secret values (OAuth tokens, a client secret) hidden from its message; itself when it has none. */
+function hideSecrets(err: unknown, conn: ServerConnection): unknown {
+  const values = conn.secretValues();
+  if (values.length === 0 || !(err instanceof Error)) return err;
+  const message = redactSecrets(err.message, { values });
+  if (message === err.message) return err;
+  const hidden = new Error(message);
+  hidden.name = err.name;
+  return hidden;
+}
+
 interface Mapped {
   readonly tool: Tool;
   /** Schema text it adds to the declarations. */
@@ -211,17 +232,26 @@ function toolFromMcp(server: string, conn: ServerConnection, mcp: McpListedTool,
       const before = conn.gone();
       if (before) throw goneError(server, before);
       let result: Awaited<ReturnType<typeof client.callTool>>;
-      try {
-        result = await client.callTool({ name: mcp.name, arguments: args as Record<string, unknown> }, undefined, {
+      const call = () =>
+        client.callTool({ name: mcp.name, arguments: args as Record<string, unknown> }, undefined, {
           signal: exec.signal,
           timeout: options.callTimeoutMs ?? 60_000,
         });
+      try {
+        try {
+          result = await call();
+        } catch (err) {
+          // A person logged in during the call (a step-up, or a refresh the server refused): send it again once.
+          if (err instanceof UnauthorizedError && (await conn.finishAuth())) result = await call();
+          else throw err;
+        }
       } catch (err) {
         const reason = conn.gone();
-        throw reason ? goneError(server, reason) : err;
+        if (reason) throw goneError(server, reason);
+        throw hideSecrets(err, conn);
       }
       const content = (Array.isArray(result.content) ? result.content : []) as McpContent[];
-      if (result.isError === true) throw new Error(mcpContentText(content) || `MCP tool ${mcp.name} reported an error`);
+      if (result.isError === true) throw hideSecrets(new Error(mcpContentText(content) || `MCP tool ${mcp.name} reported an error`), conn);
       if (outputSchema && result.structuredContent !== undefined && result.structuredContent !== null) return result.structuredContent as never;
       if (outputSchema) throw new Error(`MCP tool ${mcp.name} declares an outputSchema but returned no structuredContent`);
       const value = textResult(content, result.structuredContent);
@@ -268,6 +298,19 @@ function mapServer(server: string, conn: ServerConnection, options: ImportMcpOpt
   return tools;
 }
 
+function oauthProvider(spec: McpHttpServerSpec, oauth: true | McpOAuthOptions, options: ImportMcpOptions): Promise<McpOAuthProvider> {
+  return createOAuthProvider(
+    {
+      server: spec.name,
+      url: spec.url,
+      clientName: options.clientName ?? 'ptc-runtime',
+      ...(options.authorize ? { authorize: options.authorize } : {}),
+      ...(options.oauthTokenDir ? { tokenDir: options.oauthTokenDir } : {}),
+    },
+    oauth,
+  );
+}
+
 /**
  * Connects to every server (concurrently), lists its tools and maps them. If any server fails,
  * the others are closed and a {@link McpServerStartError} names the one that failed.
@@ -277,8 +320,9 @@ export async function importMcpServers(specs: readonly McpServerSpec[], options:
   const warnings: string[] = [];
   const skipped: SkippedMcpTool[] = [];
   const started = await Promise.allSettled(
-    specs.map((spec) =>
+    specs.map(async (spec) =>
       connectServer(spec, {
+        ...(isHttpServerSpec(spec) && spec.oauth ? { auth: await oauthProvider(spec, spec.oauth, options) } : {}),
         startTimeoutMs: options.startTimeoutMs ?? 30_000,
         clientName: options.clientName ?? 'ptc-runtime',
         elicitation: (request) => (options.elicitation ?? declineElicitation)(spec.name, request),

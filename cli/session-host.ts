@@ -152,6 +152,8 @@ export async function buildSessionHost(
             }
           : {}),
         onServerExit: (s: string, reason: string) => say(`ptc: MCP server "${s}" ${visibleText(reason)}; it is not restarted, so its tools fail from now on`),
+        // A server with oauth that needs a login: the url on stderr, the redirect to a loopback listener.
+        authorize: async (s: string, url: string) => (await import('./commands/mcp-login.js')).printAuthorizationUrl(s, url),
       });
       mcp.register(host);
     } catch (err) {

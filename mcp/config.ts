@@ -177,12 +177,17 @@ export function expandEnv(text: string, source: string, env: NodeJS.ProcessEnv =
   });
 }
 
-/** `--header "Name: value"` words after a url on `--mcp`. */
-function parseHeaderWords(words: readonly string[], source: string): Record<string, string> {
+/** `--header "Name: value"` and `--oauth` words after a url on `--mcp`. */
+function parseHeaderWords(words: readonly string[], source: string): { headers: Record<string, string>; oauth: boolean } {
   const headers: Record<string, string> = {};
+  let oauth = false;
   for (let i = 0; i < words.length; i++) {
     const word = words[i]!;
-    if (word !== '--header' && word !== '-H') throw new McpConfigError(source, `after a url only --header "Name: value" may follow, not ${JSON.stringify(redactSecrets(word).slice(0, 80))}`);
+    if (word === '--oauth') {
+      oauth = true;
+      continue;
+    }
+    if (word !== '--header' && word !== '-H') throw new McpConfigError(source, `after a url only --header "Name: value" or --oauth may follow, not ${JSON.stringify(redactSecrets(word).slice(0, 80))}`);
     const header = words[++i];
     const colon = header?.indexOf(':') ?? -1;
     if (!header || colon <= 0) throw new McpConfigError(source, '--header takes "Name: value"');
@@ -190,13 +195,14 @@ function parseHeaderWords(words: readonly string[], source: string): Record<stri
     if (!/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/.test(name)) throw new McpConfigError(source, `--header ${JSON.stringify(name.slice(0, 80))} is not a header name`);
     Object.defineProperty(headers, name, { value: expandEnv(header.slice(colon + 1).trim(), `${source} --header ${name}`), enumerable: true, writable: true, configurable: true });
   }
-  return headers;
+  return { headers, oauth };
 }
 
 /**
  * Parses one `--mcp` value: `command args...`, `name=command args...`, or a url
  * (`https://host/mcp`, `name=https://host/mcp --header "Authorization: Bearer \${TOKEN}"`, the
- * header's `\${NAME}` read from the environment, so the token is not on the command line).
+ * header's `\${NAME}` read from the environment, so the token is not on the command line;
+ * `name=https://host/mcp --oauth`: log in with OAuth).
  */
 export function parseMcpCommandLine(line: string): McpServerSpec {
   const source = `--mcp ${JSON.stringify(redactSecrets(line).slice(0, 200))}`;
@@ -223,8 +229,8 @@ export function parseMcpCommandLine(line: string): McpServerSpec {
   if (HTTP_URL.test(words[0]!)) {
     const url = words[0]!;
     if (!URL.canParse(url)) throw new McpConfigError(source, 'is not a valid url');
-    const headers = parseHeaderWords(words.slice(1), source);
-    return { name: name ?? deriveServerNameFromUrl(url), url, ...(Object.keys(headers).length > 0 ? { headers } : {}) };
+    const { headers, oauth } = parseHeaderWords(words.slice(1), source);
+    return { name: name ?? deriveServerNameFromUrl(url), url, ...(Object.keys(headers).length > 0 ? { headers } : {}), ...(oauth ? { oauth: true as const } : {}) };
   }
   return { name: name ?? deriveServerName(words), command: words[0]!, args: words.slice(1) };
 }

@@ -5,7 +5,9 @@
 import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { writeFile } from 'node:fs/promises';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { runCli } from '../cli/main.js';
 import { startEverythingHttp, startOAuthServer, type OAuthServer } from '../examples/oauth-server.js';
 import { createMemoryTokenStore, importMcpServers, McpAuthError, McpServerStartError, parseMcpConfig, type McpImport } from '../mcp/index.js';
 import { createRunCodeTool } from '../runtime/index.js';
@@ -224,5 +226,90 @@ describe('mcp.json "oauth"', () => {
   it('names a bad oauth field', () => {
     expect(() => parseMcpConfig(JSON.stringify({ mcpServers: { a: { url: 'https://a.example/mcp', oauth: { grant: 'password' } } } }))).toThrow(/mcpServers\.a\.oauth/);
     expect(() => parseMcpConfig(JSON.stringify({ mcpServers: { a: { url: 'https://a.example/mcp', oauth: { clientSecret: 'x', extra: 1 } } } }))).toThrow(/mcpServers\.a\.oauth/);
+  });
+});
+
+describe('ptc mcp login and logout', () => {
+  let server: OAuthServer;
+  let config: string;
+  let xdg: string;
+  let saved: string | undefined;
+  beforeAll(async () => {
+    server = await startOAuthServer({ upstream: everything.url });
+    xdg = await mkdtemp(join(tmpdir(), 'ptc-xdg-'));
+    config = join(xdg, 'mcp.json');
+    await writeFile(config, JSON.stringify({ mcpServers: { ev: { url: server.mcpUrl, oauth: true } } }));
+    saved = process.env.XDG_CONFIG_HOME;
+    process.env.XDG_CONFIG_HOME = xdg;
+  });
+  afterAll(async () => {
+    if (saved === undefined) delete process.env.XDG_CONFIG_HOME;
+    else process.env.XDG_CONFIG_HOME = saved;
+    await server?.close();
+    await rm(xdg, { recursive: true, force: true });
+  });
+
+  /** Runs the CLI in this process; a person's browser opens each authorization url it prints. */
+  async function cli(argv: string[]): Promise<{ code: number; out: string; err: string }> {
+    let out = '';
+    let err = '';
+    const opening: Promise<void>[] = [];
+    const o = vi.spyOn(process.stdout, 'write').mockImplementation((c) => ((out += String(c)), true));
+    const e = vi.spyOn(process.stderr, 'write').mockImplementation((c) => {
+      err += String(c);
+      const url = /^(http:\/\/127\.0\.0\.1:\d+\/authorize\?\S+)$/m.exec(String(c))?.[1];
+      if (url) opening.push(browse(url));
+      return true;
+    });
+    try {
+      const code = await runCli(argv);
+      await Promise.all(opening);
+      return { code, out, err };
+    } finally {
+      o.mockRestore();
+      e.mockRestore();
+      process.exitCode = undefined;
+    }
+  }
+
+  it('logs in to a server of an mcp.json: prints the url, waits for the redirect, keeps the tokens in a 0600 file', async () => {
+    const r = await cli(['mcp', 'login', 'ev', '--mcp-config', config]);
+    expect(r.err).toMatch(/MCP server "ev" needs a login\. Open this url/);
+    expect(r.code, r.err).toBe(0);
+    const file = join(xdg, 'ptc-runtime', 'mcp-tokens', 'ev.json');
+    expect(r.out).toContain(`Logged in to MCP server "ev"`);
+    expect(r.out).toContain(file);
+    expect((await stat(file)).mode & 0o777).toBe(0o600);
+    // ptc run then uses the stored login without asking.
+    const before = server.log.filter((l) => l === 'authorize').length;
+    const program = join(xdg, 'program.ts');
+    await writeFile(program, 'return await tools.ev_echo({ message: "after login" });');
+    const run = await cli(['run', program, '--isolation', 'isolate', '--mcp-config', config]);
+    expect(run.code, run.err).toBe(0);
+    expect(run.out).toContain('Echo: after login');
+    expect(server.log.filter((l) => l === 'authorize').length).toBe(before);
+    for (const t of server.issued) expect(run.out + run.err + r.out + r.err).not.toContain(t);
+  }, 60_000);
+
+  it('logs out: deletes the token file', async () => {
+    const file = join(xdg, 'ptc-runtime', 'mcp-tokens', 'ev.json');
+    const r = await cli(['mcp', 'logout', 'ev']);
+    expect(r.code).toBe(0);
+    expect(r.out).toContain('Logged out of MCP server "ev"');
+    await expect(stat(file)).rejects.toThrow(/ENOENT/);
+    expect((await cli(['mcp', 'logout', 'ev'])).out).toContain('No login stored');
+  });
+
+  it('names the servers it knows when the name is not one of them, and refuses a stdio server', async () => {
+    const r = await cli(['mcp', 'login', 'nope', '--mcp-config', config]);
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/no MCP server named "nope" in the configuration \(it has: ev\)/);
+    const s = await cli(['mcp', 'login', 'local', '--mcp', 'local=node server.js']);
+    expect(s.err).toMatch(/only HTTP servers log in with OAuth/);
+  });
+
+  it('reads --oauth after a url on --mcp', async () => {
+    const { parseMcpCommandLine } = await import('../mcp/index.js');
+    expect(parseMcpCommandLine('ev=https://x.example/mcp --oauth')).toEqual({ name: 'ev', url: 'https://x.example/mcp', oauth: true });
   });
 });

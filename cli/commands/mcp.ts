@@ -18,6 +18,7 @@ import { buildSessionHost, parseIsolation, parseOsSandbox, traceFlags } from '..
 import { openRedisStoresFromEnv } from '../redis-store-spec.js';
 import { reserveStdout } from '../stdout-guard.js';
 import { durableSettings } from '../store-spec.js';
+import { registerMcpLogin } from './mcp-login.js';
 
 function parseServeApprove(value: string): 'no' | 'client' {
   if (value === 'no' || value === 'client') return value;
@@ -56,7 +57,8 @@ interface ServeFlags {
 
 /** Registers `ptc mcp`. */
 export function registerMcp(program: Command): void {
-  const mcp = program.command('mcp').description('Model Context Protocol: serve run_code to MCP clients.');
+  const mcp = program.command('mcp').description('Model Context Protocol: serve run_code to MCP clients; log in to OAuth servers to import.');
+  registerMcpLogin(mcp);
   mcp
     .command('serve')
     .description('Serve run_code (its description carries the typed declarations of the tools) over stdio, or over Streamable HTTP with --http.')

@@ -14,10 +14,10 @@ import type { Writable } from 'node:stream';
 import type { Command } from 'commander';
 import { InvalidOptionError, visibleText } from '../../tools/index.js';
 import { CliError, EXIT } from '../errors.js';
-import { buildSessionHost, parseIsolation, parseOsSandbox, traceFlags } from '../session-host.js';
+import { buildSessionHost, parseIsolation, parseOsSandbox, traceFlags, type SessionFlags } from '../session-host.js';
 import { openRedisStoresFromEnv } from '../redis-store-spec.js';
 import { reserveStdout } from '../stdout-guard.js';
-import { durableSettings } from '../store-spec.js';
+import { durableSettings, type DurableSettings } from '../store-spec.js';
 import { registerMcpLogin } from './mcp-login.js';
 
 function parseServeApprove(value: string): 'no' | 'client' {
@@ -102,16 +102,7 @@ async function serve(flags: ServeFlags, out: Writable): Promise<void> {
   const approval = flags.approve === 'client' ? mcpApprovalChannel() : undefined;
   const durable = await durableOf(flags);
   const session = await buildSessionHost(
-    {
-      ...(flags.tools ? { tools: flags.tools } : {}),
-      ...traceFlags(flags),
-      approve: 'no',
-      isolation: flags.isolation,
-      osSandbox: flags.osSandbox,
-      mcp: flags.mcp,
-      mcpConfig: flags.mcpConfig,
-      ...(durable ? { durable } : {}),
-    },
+    sessionFlags(flags, durable),
     { verbose: flags.mcpVerbose === true, ...(approval ? { approval } : {}) },
   );
   const tools = session.programTools;
@@ -130,6 +121,20 @@ async function serve(flags: ServeFlags, out: Writable): Promise<void> {
     process.off('SIGINT', onSignal);
     await session.close();
   }
+}
+
+/** The host `ptc mcp serve` builds (stdio and HTTP alike): asks fail closed unless durable or `--approve client`. */
+function sessionFlags(flags: ServeFlags, durable: DurableSettings | undefined): SessionFlags {
+  return {
+    ...(flags.tools ? { tools: flags.tools } : {}),
+    ...traceFlags(flags),
+    approve: 'no',
+    isolation: flags.isolation,
+    osSandbox: flags.osSandbox,
+    mcp: flags.mcp,
+    mcpConfig: flags.mcpConfig,
+    ...(durable ? { durable } : {}),
+  };
 }
 
 /** `--store` with its key flags, checked before anything starts. */
@@ -167,16 +172,7 @@ async function serveHttp(flags: ServeFlags, address: { hostname: string; port: n
   });
   const session = await (async () => {
     return buildSessionHost(
-      {
-        ...(flags.tools ? { tools: flags.tools } : {}),
-        ...traceFlags(flags),
-        approve: 'no',
-        isolation: flags.isolation,
-        osSandbox: flags.osSandbox,
-        mcp: flags.mcp,
-        mcpConfig: flags.mcpConfig,
-        ...(durable ? { durable } : {}),
-      },
+      sessionFlags(flags, durable),
       { verbose: flags.mcpVerbose === true, ...(approval ? { approval } : {}), ...(stores ? { spills: stores.spills } : {}) },
     );
   })().catch(async (err: unknown) => {

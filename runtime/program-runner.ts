@@ -96,6 +96,13 @@ export interface RunRequest {
    * every slice reported to a relay bridge (`RelayBridge.sliceEnded`).
    */
   readonly determinism?: RunDeterminism;
+  /**
+   * Who may share with this run (docs/run-life.md "Groups, slots and isolates"): run_code sets
+   * its tool instance plus the run's agent (a run without an agent gets a group of its own).
+   * Runs of one group may reuse an isolate (each in a fresh context) and share a sandbox
+   * process; runs of different groups never do. Absent: the run shares with none.
+   */
+  readonly group?: string;
 }
 
 /** Why a run ended without a result. `limit` names the limit hit, with its value. */

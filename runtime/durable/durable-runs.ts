@@ -122,7 +122,13 @@ export class DurableRuns {
 
   constructor(
     private readonly options: ResolvedDurable,
-    private readonly tool: { readonly name: string; readonly host: () => ToolHost | undefined; readonly transpile: (body: string) => Promise<Transpiled | undefined> },
+    private readonly tool: {
+      readonly name: string;
+      readonly host: () => ToolHost | undefined;
+      readonly transpile: (body: string) => Promise<Transpiled | undefined>;
+      /** The run's group (run-phases.ts runGroup); absent: the run shares with none. */
+      readonly group?: (exec: ToolExecContext) => string;
+    },
   ) {
     this.codec = new EntryCodec(options.encryptionKey);
   }
@@ -321,12 +327,14 @@ export class DurableRuns {
     const host = exec.host;
     let relay: DurableRelay | undefined;
     let tokenId = '';
+    const group = this.tool.group?.(exec);
     const finished = await runPhase({
       runner,
       program,
       exec,
       limits,
       toolNames,
+      ...(group !== undefined ? { group } : {}),
       durable: {
         idTag: runId.slice(0, 10),
         determinism: { seed, clockMs },

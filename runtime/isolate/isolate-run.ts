@@ -51,7 +51,12 @@ export interface IsolateRunOptions {
   readonly signal: AbortSignal;
   readonly onLateCall?: (event: LateCallEvent) => void;
   readonly startedAt: number;
-  readonly source: 'pool' | 'cold';
+  readonly source: RunStartup['source'];
+  /**
+   * After a clean end (a result or a thrown error): true if the isolate is kept for its group's
+   * next run (isolate-reuse.ts), which then owns it; otherwise it is disposed.
+   */
+  readonly keep?: (prepared: PreparedIsolate) => boolean;
   /** Disposes the isolate after a result, off the outcome's path. */
   readonly disposal: DisposalQueue;
   /** The runner's runs in progress: this run is in it until it settles. */
@@ -61,6 +66,8 @@ export interface IsolateRunOptions {
    * on isolated-vm's own thread (see {@link IsolateRun.sliceOffThread}); default: never.
    */
   readonly offThreadChars?: number;
+  /** Every slice on isolated-vm's thread (a sandbox process with several slots). */
+  readonly offThreadSlices?: boolean;
 }
 
 /** Runs one program in `options.prepared`; the returned promise never rejects. */
@@ -198,6 +205,7 @@ class IsolateRun implements StoppableRun {
    * program can still progress.
    */
   private slice(args: EntryArgs, options?: typeof COPY_ARGUMENTS): void {
+    if (this.options.offThreadSlices === true) return this.sliceOffThread(args);
     const timeout = this.sliceTimeout();
     if (timeout === undefined) return this.failCpu();
     const began = performance.now();
@@ -475,7 +483,9 @@ class IsolateRun implements StoppableRun {
     // it happens later, off the outcome's critical path; after a limit or an abort at once (right
     // after the slice, if one is running).
     const { isolate } = this.prepared;
-    if (failure === undefined || failure.kind === 'thrown') this.options.disposal.add(isolate);
+    if (failure === undefined || failure.kind === 'thrown') {
+      if (!(this.options.keep?.(this.prepared) ?? false)) this.options.disposal.add(isolate);
+    }
     else if (this.inSlice && !this.offThread) this.disposeAfterSlice = true;
     else disposeQuietly(isolate);
   }

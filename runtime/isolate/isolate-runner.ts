@@ -1,6 +1,7 @@
 /**
  * `createIsolateRunner`: a {@link ProgramRunner} that runs each program in a fresh isolated-vm
- * isolate inside this process (`isolation: 'isolate'`, and the engine inside each sandbox
+ * context inside this process (a fresh isolate, or one kept from a clean run of the same group:
+ * isolate-reuse.ts) (`isolation: 'isolate'`, and the engine inside each sandbox
  * process). Candidly: the isolate is a language boundary, not a fault boundary. On Node 20 a
  * huge allocation inside an isolate can abort the whole process, and WebAssembly memory (removed
  * from the guest here) is not covered by `memoryLimit`; use the process runner for untrusted code.
@@ -17,7 +18,8 @@ import { abortMessage, reportDroppedCalls, type StoppableRun } from '../run-chec
 import { DisposalQueue } from './disposal-queue.js';
 import { IsolatePool } from './isolate-pool.js';
 import { executeRun } from './isolate-run.js';
-import type { IsolateRunOutcome, LateCallEvent } from './run-types.js';
+import type { IsolateRunOutcome, LateCallEvent, RunStartup } from './run-types.js';
+import { DEFAULT_ISOLATE_RUNS, ReusedIsolates } from './isolate-reuse.js';
 import { disposeQuietly, MIN_MEMORY_MB, type PreparedIsolate } from './prepared-isolate.js';
 
 /** Options for {@link createIsolateRunner}. */
@@ -47,6 +49,17 @@ export interface IsolateRunnerOptions {
    * this thread and its event loop. Default 1 MiB; `Infinity`: always on this thread.
    */
   readonly offThreadChars?: number;
+  /**
+   * Clean runs of one group (`RunRequest.group`) an isolate serves, each in a fresh context,
+   * before it is disposed (isolate-reuse.ts). Default 8; 1: a fresh isolate for every run.
+   */
+  readonly isolateRuns?: number;
+  /**
+   * Run every slice on isolated-vm's thread instead of this one, so that a program computing
+   * does not hold this thread (and the other runs it serves: a sandbox process's slots). Costs
+   * a thread hand-off per slice. Default false.
+   */
+  readonly offThreadSlices?: boolean;
 }
 
 /** Default of {@link IsolateRunnerOptions.offThreadChars}. */
@@ -60,6 +73,10 @@ export interface IsolateRunnerStats {
   readonly ready: number;
   /** Runs in progress. */
   readonly active: number;
+  /** Runs that got a fresh context in an isolate kept from their group's earlier run. */
+  readonly reusedStarts: number;
+  /** Isolates kept for their group's next run now. */
+  readonly kept: number;
 }
 
 /** The in-process runner, with warm-up and counters on top of {@link ProgramRunner}. */
@@ -96,6 +113,7 @@ export function validateRunRequest(request: RunRequest): void {
     const value = limits[field];
     if (typeof value !== 'number' || !(value > 0)) throw new RunRequestError(`limits.${field}`, `must be a positive number (got ${String(value)})`);
   }
+  if (request.group !== undefined && (typeof request.group !== 'string' || request.group.length === 0 || request.group.length > 512)) throw new RunRequestError('group', 'is not a string of 1 to 512 characters');
   if ((limits.memoryMb as number) < MIN_MEMORY_MB) throw new RunRequestError('limits.memoryMb', `must be at least ${MIN_MEMORY_MB}`);
   const determinism = request.determinism as unknown as Record<string, unknown> | undefined;
   if (determinism !== undefined) {
@@ -118,6 +136,13 @@ export function createIsolateRunner(options: IsolateRunnerOptions = {}): Isolate
     onStray: (kind, items) => reportDroppedCalls(kind, items, 'not-assigned', options.onLateCall),
   });
   const disposal = new DisposalQueue(later);
+  const reuse = new ReusedIsolates({
+    later,
+    isolateRuns: Math.max(1, Math.floor(options.isolateRuns ?? DEFAULT_ISOLATE_RUNS)),
+    maxKept: Math.max(2, poolSize * 4),
+    blocking: options.blockingRefill === true,
+    onStray: (kind, items) => reportDroppedCalls(kind, items, 'not-assigned', options.onLateCall),
+  });
   const offThreadChars = options.offThreadChars ?? OFF_THREAD_CHARS;
   /** Runs executing in an isolate (the runner's close stops them). */
   const runs = new Set<StoppableRun>();
@@ -133,8 +158,13 @@ export function createIsolateRunner(options: IsolateRunnerOptions = {}): Isolate
     const memoryMb = Math.ceil(request.limits.memoryMb);
     active++;
     try {
-      let prepared: PreparedIsolate | undefined = pool.take(memoryMb);
-      const source = prepared === undefined ? 'cold' : 'pool';
+      const { group } = request;
+      let prepared: PreparedIsolate | undefined = group === undefined ? undefined : reuse.take(group, memoryMb);
+      let source: RunStartup['source'] = 'reused';
+      if (prepared === undefined) {
+        prepared = pool.take(memoryMb);
+        source = prepared === undefined ? 'cold' : 'pool';
+      }
       if (prepared === undefined) {
         try {
           prepared = await pool.cold(memoryMb);
@@ -144,12 +174,12 @@ export function createIsolateRunner(options: IsolateRunnerOptions = {}): Isolate
         }
       }
       if (source === 'pool') pooledStarts++;
-      else coldStarts++;
+      else if (source === 'cold') coldStarts++;
       if (closed) {
         disposeQuietly(prepared.isolate);
         return { ok: false, failure: { kind: 'aborted', message: abortMessage(new Error('the runner was closed')) }, cpuMs: 0, wallMs: performance.now() - startedAt, startup: { source, ms: 0 } };
       }
-      return await executeRun({ prepared, request, bridge, signal, onLateCall: options.onLateCall, startedAt, source, disposal, runs, offThreadChars });
+      return await executeRun({ prepared, request, bridge, signal, onLateCall: options.onLateCall, startedAt, source, disposal, runs, offThreadChars, offThreadSlices: options.offThreadSlices === true, keep: (used) => reuse.offer(used, group) });
     } finally {
       active--;
       pool.refill();
@@ -159,10 +189,11 @@ export function createIsolateRunner(options: IsolateRunnerOptions = {}): Isolate
   return {
     run,
     warmUp: () => pool.fill(),
-    stats: () => ({ pooledStarts, coldStarts, ready: pool.ready, active }),
+    stats: () => ({ pooledStarts, coldStarts, ready: pool.ready, active, reusedStarts: reuse.stats().reused, kept: reuse.stats().kept }),
     async close() {
       closed = true;
       pool.close();
+      reuse.close();
       for (const running of [...runs]) running.stop(new Error('the runner was closed'));
       disposal.flush();
     },

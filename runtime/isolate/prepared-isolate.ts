@@ -1,9 +1,10 @@
 /**
- * One isolate made ready for exactly one run: a fresh context with the bootstrap already run, so a
- * run only has to send its program. The host capability is a single `ivm.Reference` to a
- * dispatch function; it forwards the guest's messages to whichever run currently owns this
- * isolate (`receiver`), and to `onStray` when none does. The isolate is disposed after its run,
- * never given a second program.
+ * One isolate made ready for one run: a fresh context with the bootstrap already run, so a run
+ * only has to send its program. The host capability is a single `ivm.Reference` to a dispatch
+ * function per context; it forwards the guest's messages to whichever run currently owns this
+ * context (`receiver`), and to `onStray` when none does. A context is given one program, never a
+ * second; its isolate is disposed after the run, or (isolate-reuse.ts) given a fresh context for
+ * the next clean run of the same group.
  */
 import { createRequire } from 'node:module';
 import type * as IvmTypes from 'isolated-vm';
@@ -34,6 +35,10 @@ export interface PreparedIsolate {
   readonly memoryMb: number;
   /** The run that owns this isolate; messages go here. */
   receiver: GuestMessageReceiver | undefined;
+  /** The host capability the context's bootstrap holds (released with the context). */
+  readonly dispatch: IvmTypes.Reference;
+  /** Runs this isolate had before this context (0 for a new isolate). */
+  uses: number;
 }
 
 /** Options for {@link prepareIsolate}. */
@@ -61,14 +66,29 @@ export const MIN_MEMORY_MB = 8;
 export async function prepareIsolate(options: PrepareOptions): Promise<PreparedIsolate> {
   const ivm = loadIsolatedVm();
   const memoryMb = Math.max(MIN_MEMORY_MB, Math.ceil(options.memoryMb));
-  let prepared: PreparedIsolate | undefined;
   // No onCatastrophicError: isolated-vm would park the failing thread forever and report on the
   // host's thread, which is the same thread here (guest code runs in synchronous slices), so the
   // process would hang. Without it V8 ends the process on a fatal out-of-memory error, which the
   // sandbox process supervisor reports as the memory limit.
   const isolate = new ivm.Isolate({ memoryLimit: memoryMb });
   try {
-    const context = options.blocking ? isolate.createContextSync() : await isolate.createContext();
+    return await prepareContext(isolate, memoryMb, options);
+  } catch (err) {
+    disposeQuietly(isolate);
+    throw err;
+  }
+}
+
+/**
+ * A fresh context with the bootstrap run in `isolate` (a new one, or one whose previous run of
+ * the same group ended cleanly: see isolate-reuse.ts). Nothing of an earlier context is reachable
+ * from it: its globals, builtins and their prototypes are its own.
+ */
+export async function prepareContext(isolate: IvmTypes.Isolate, memoryMb: number, options: Omit<PrepareOptions, 'memoryMb'>): Promise<PreparedIsolate> {
+  const ivm = loadIsolatedVm();
+  let prepared: PreparedIsolate | undefined;
+  const context = options.blocking ? isolate.createContextSync() : await isolate.createContext();
+  try {
     const dispatch = new ivm.Reference((kind: unknown, items: unknown, name?: unknown, argsJson?: unknown) => {
       // One call (every sequential call) crosses as three primitives: `call1`, id, name, args.
       if (kind === 'call1') {
@@ -87,11 +107,27 @@ export async function prepareIsolate(options: PrepareOptions): Promise<PreparedI
     // A spare runs what every run needs once (~0.3 ms, and the first entry from this thread ~50
     // µs), so its run does not; a run waiting for a new isolate would only pay it sooner.
     if (options.forWaitingRun !== true) entry.applySync(undefined, ['warm'], { timeout: 10_000 });
-    prepared = { isolate, context, entry, memoryMb, receiver: undefined };
+    prepared = { isolate, context, entry, memoryMb, receiver: undefined, dispatch, uses: 0 };
     return prepared;
   } catch (err) {
-    disposeQuietly(isolate);
+    releaseQuietly(context);
     throw err;
+  }
+}
+
+/** Lets go of a used context, its entry and its capability, keeping the isolate. */
+export function releaseContext(prepared: PreparedIsolate): void {
+  prepared.receiver = undefined;
+  releaseQuietly(prepared.entry);
+  releaseQuietly(prepared.dispatch);
+  releaseQuietly(prepared.context);
+}
+
+function releaseQuietly(handle: { release(): void } | undefined): void {
+  try {
+    handle?.release();
+  } catch {
+    // already released, or its isolate is gone
   }
 }
 

@@ -56,7 +56,8 @@ export interface SliceReport {
 
 /** How a run got its isolate. */
 export interface RunStartup {
-  readonly source: 'pool' | 'cold';
+  /** `reused`: a fresh context in an isolate kept from an earlier clean run of the same group. */
+  readonly source: 'pool' | 'cold' | 'reused';
   /** Milliseconds from `run()` until the program was sent to the isolate. */
   readonly ms: number;
 }

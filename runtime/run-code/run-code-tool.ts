@@ -18,7 +18,7 @@ import { presentRunCode } from './present-run-code.js';
 import { resolveRunLimits } from './limits.js';
 import { loadRunner, type Isolation, type RunnerCapacity } from './runner-factory.js';
 import { checkOsSandboxOption } from './os-sandbox-option.js';
-import { isRejected, normalize, report, run, transpile, typecheck, type Checked } from './run-phases.js';
+import { isRejected, normalize, report, run, runGroup, transpile, typecheck, type Checked } from './run-phases.js';
 import { DurableRuns, resolveDurableOptions, resumePlanOf, toolsetFingerprint, type DurableOutcome, type ResumeOptions, type RunCodeSuspended } from '../durable/index.js';
 import type { RunCodeOptions, RunCodeRejected, RunCodeTool, RunCodeValue } from './run-code-types.js';
 import { createSpillStore, isSharedSpillStore, recordingSpillStore } from './spill-store.js';
@@ -28,6 +28,8 @@ import { resolveTypecheckCache } from './typecheck-cache.js';
 
 export type { CallCounts, ProgramDiagnostic, RunCodeCall, RunCodeOptions, RunCodeRejected, RunCodeStats, RunCodeTool, RunCodeValue } from './run-code-types.js';
 export { MAX_PROGRAM_CHARS } from './run-phases.js';
+
+let toolInstances = 0;
 
 const NO_TOOLS = { declarations: '', toolNames: new Map<string, string>() };
 
@@ -55,6 +57,9 @@ export function createRunCodeTool(options: RunCodeOptions = {}): RunCodeTool {
   let runner: Promise<ProgramRunner> | undefined = options.runner ? Promise.resolve(options.runner) : undefined;
   let knownHost = options.host;
   let describing = false;
+  // Runs of one agent through this tool share isolates and sandbox processes; no other runs do.
+  const toolKey = `run_code:${++toolInstances}`;
+  const groupOf = (exec: ToolExecContext): string => runGroup(toolKey, exec);
 
   // Declarations for the current visible tool set, regenerated when it changes.
   let cached: { tools: readonly Tool[]; types: GeneratedToolTypes } | undefined;
@@ -80,6 +85,7 @@ export function createRunCodeTool(options: RunCodeOptions = {}): RunCodeTool {
   const durable = options.durable === undefined ? undefined : new DurableRuns(resolveDurableOptions(options.durable), {
     name,
     host: () => knownHost,
+    group: groupOf,
     transpile: async (body) => {
       const program = await transpile({ code: body, body, lineOffset: 0 });
       return isRejected(program) ? undefined : program;
@@ -127,7 +133,7 @@ export function createRunCodeTool(options: RunCodeOptions = {}): RunCodeTool {
       const outcome = await durable.start({ runner, program, code, body: normalized.body, lineOffset: normalized.lineOffset, diagnostics: checked.diagnostics, exec, limits, toolNames: types.toolNames, declarations: types.declarations });
       return durableValue(outcome, checked, exec, runner, startedAt);
     }
-    const finished = await run({ runner, program, exec, limits, toolNames: types.toolNames, ...(checked.queuedMs ? { wallSpentMs: checked.queuedMs } : {}) });
+    const finished = await run({ runner, program, exec, limits, toolNames: types.toolNames, group: groupOf(exec), ...(checked.queuedMs ? { wallSpentMs: checked.queuedMs } : {}) });
     return reportSpilling({ finished, program, checked, limits, ...(exec.agent ? { agent: exec.agent } : {}), startedAt, osSandbox: runner.osSandbox === 'bubblewrap' ? 'bubblewrap' : 'none' });
   };
 

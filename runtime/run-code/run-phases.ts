@@ -181,6 +181,8 @@ export interface RunInput {
   readonly limits: RunLimits;
   /** Callable name -> tool name, for the visible tools. */
   readonly toolNames: ReadonlyMap<string, string>;
+  /** `RunRequest.group`: who may share an isolate or a sandbox process with this run (see {@link runGroup}). */
+  readonly group?: string;
   /** A durable run (runtime/durable): stable call ids, determinism, and the relay the runner talks to instead of the bridge. */
   readonly durable?: DurableRunInput;
   /** Wall time the run already spent waiting before it started (the type-check queue), counted against `wallMs`. */
@@ -204,8 +206,18 @@ export type FinishedRun = {
   readonly ms: number;
 } & ({ readonly ok: true; readonly resultJson: string } | { readonly ok: false; readonly failure: Failure });
 
+let ungrouped = 0;
+
+/**
+ * The group of a run (docs/run-life.md "Groups, slots and isolates"): the run_code tool instance
+ * (`toolKey`) plus the run's agent. A run without an agent gets a group of its own.
+ */
+export function runGroup(toolKey: string, exec: ToolExecContext): string {
+  return exec.agent === undefined ? `${toolKey}\u0000run:${++ungrouped}` : `${toolKey}\u0000agent:${exec.agent.id}`;
+}
+
 /** Phase 4: opens the bridge, runs the program, closes the bridge (never throws for the program's sake). */
-export async function run({ runner, program, exec, limits, toolNames, durable, wallSpentMs }: RunInput): Promise<FinishedRun> {
+export async function run({ runner, program, exec, limits, toolNames, durable, wallSpentMs, group }: RunInput): Promise<FinishedRun> {
   const bridge = openRunBridge({
     host: exec.host,
     parentCallId: exec.callId,
@@ -220,7 +232,7 @@ export async function run({ runner, program, exec, limits, toolNames, durable, w
   let outcome: RunOutcome;
   try {
     const guest = durable ? durable.relay(bridge) : bridge.guest;
-    const request = { js: program.js, toolNames: [...toolNames.keys()], limits, lineOffset: 0, ...(durable ? { determinism: durable.determinism } : {}) };
+    const request = { js: program.js, toolNames: [...toolNames.keys()], limits, lineOffset: 0, ...(durable ? { determinism: durable.determinism } : {}), ...(group !== undefined ? { group } : {}) };
     outcome = await withAbortGrace(runner.run(request, guest, bridge.signal), bridge.signal);
   } catch (err) {
     outcome = { ok: false, failure: { kind: 'crash', message: `the runner failed: ${errorText(err)}` }, cpuMs: 0, wallMs: performance.now() - t0 };

@@ -37,6 +37,10 @@ export interface ProcessPoolOptions {
    */
   readonly minFreeMb: number;
   readonly memoryMb: number;
+  /** Clean runs of its group one isolate serves in a process (1: a fresh isolate per run). */
+  readonly isolateRuns: number;
+  /** Runs a process holds at once (`runsPerProcess`; 1: one run per process). */
+  readonly slots: number;
   readonly startTimeoutMs: number;
   readonly maxRunsPerProcess: number;
   /** Worker script; resolved automatically when absent. */
@@ -286,6 +290,8 @@ export class ProcessPool {
         entry,
         cwd: this.cwd,
         memoryMb: this.options.memoryMb,
+        isolateRuns: this.options.isolateRuns,
+        slots: this.options.slots,
         startTimeoutMs: this.options.startTimeoutMs,
         ...(osSandbox.kind === 'bubblewrap' && worker ? { osSandbox: { sandbox: osSandbox, worker } } : {}),
       });

@@ -139,7 +139,7 @@ class ProcessRun implements StoppableRun {
       process.send({
         t: 'run',
         runId: this.options.runId,
-        request: { js: request.js, toolNames: request.toolNames, limits: request.limits, lineOffset: request.lineOffset, ...(determinism ? { determinism: { seed: determinism.seed, clockMs: determinism.clockMs } } : {}) },
+        request: { js: request.js, toolNames: request.toolNames, limits: request.limits, lineOffset: request.lineOffset, ...(determinism ? { determinism: { seed: determinism.seed, clockMs: determinism.clockMs } } : {}), ...(request.group !== undefined ? { group: request.group } : {}) },
       });
       if (this.signal.aborted) this.onAbort();
     });

@@ -49,6 +49,11 @@ export interface ProcessRunnerOptions {
   /** Runs a process serves before it is replaced. Default 100. */
   readonly maxRunsPerProcess?: number;
   /**
+   * Clean runs of one group (`RunRequest.group`) an isolate serves in a process, each in a fresh
+   * context, before it is disposed. Default 8; 1: a fresh isolate for every run.
+   */
+  readonly isolateRuns?: number;
+  /**
    * The worker script (defaults to the one shipped beside this module). Under the OS sandbox it
    * is copied into the sandbox alone, so it must be self-contained (isolated-vm is resolvable).
    */
@@ -106,6 +111,8 @@ export function createProcessRunner(options: ProcessRunnerOptions = {}): Process
     memoryMb: Math.max(8, options.memoryMb ?? 64),
     startTimeoutMs: options.startTimeoutMs ?? 15_000,
     maxRunsPerProcess: Math.max(1, options.maxRunsPerProcess ?? 100),
+    isolateRuns: Math.max(1, Math.floor(options.isolateRuns ?? 8)),
+    slots: 1,
     workerEntry: options.workerEntry,
     osSandbox,
     onProcessEvent: options.onProcessEvent,

@@ -37,6 +37,10 @@ export interface SandboxSpawnOptions {
   readonly cwd: string;
   /** `memoryLimit` of the worker's warm isolate. */
   readonly memoryMb: number;
+  /** Clean runs of its group one isolate of the worker serves (the worker's `isolateRuns`). */
+  readonly isolateRuns?: number;
+  /** Runs the worker holds at once, each in its own context (`runsPerProcess`). Default 1. */
+  readonly slots?: number;
   readonly startTimeoutMs: number;
   /** Start it under bubblewrap, running this self-contained copy of the worker script instead of `entry`. */
   readonly osSandbox?: { readonly sandbox: BubblewrapSandbox; readonly worker: { readonly name: string; readonly source: Uint8Array } };
@@ -157,7 +161,7 @@ export class SandboxProcess {
 
   /** Starts a sandbox process and waits for its `ready` message (and, under bubblewrap, the worker's pid). */
   static spawn(options: SandboxSpawnOptions): Promise<SandboxProcess> {
-    const nodeArgs = (script: string) => ['--no-node-snapshot', script, String(options.memoryMb)];
+    const nodeArgs = (script: string) => ['--no-node-snapshot', script, String(options.memoryMb), String(options.isolateRuns ?? 1), String(options.slots ?? 1)];
     const stdio: ('ignore' | StdioPipe)[] = ['ignore', 'ignore', 'pipe', 'pipe', 'pipe'];
     if (options.osSandbox === undefined) {
       const child = spawn(process.execPath, nodeArgs(options.entry), { cwd: options.cwd, env: {}, stdio, windowsHide: true });

@@ -171,11 +171,13 @@ export function readHostMessage(m: Raw): HostToWorker {
 function readRequest(r: unknown): RunRequest {
   if (!isRecord(r) || typeof r.js !== 'string' || !Array.isArray(r.toolNames) || !isRecord(r.limits)) throw new WireProtocolError('"run" has no program, tool names or limits');
   const determinism = r.determinism === undefined ? undefined : (r.determinism as RunDeterminism);
+  if (r.group !== undefined && typeof r.group !== 'string') throw new WireProtocolError('"run" has a group that is not text');
   return {
     js: r.js,
     toolNames: r.toolNames as string[],
     limits: r.limits as unknown as RunLimits,
     ...(r.lineOffset !== undefined ? { lineOffset: r.lineOffset as number } : {}),
     ...(determinism !== undefined ? { determinism } : {}),
+    ...(r.group !== undefined ? { group: r.group as string } : {}),
   };
 }

@@ -35,6 +35,10 @@ interface CurrentRun {
 }
 
 const memoryMb = Number(process.argv[2]) > 0 ? Number(process.argv[2]) : 64;
+/** Clean runs of this process's group one isolate serves, each in a fresh context (1: none reused). */
+const isolateRuns = Number(process.argv[3]) >= 1 ? Math.floor(Number(process.argv[3])) : 1;
+/** Runs held at once, each in its own context and isolate. */
+const slots = Number(process.argv[4]) >= 1 ? Math.min(8, Math.floor(Number(process.argv[4]))) : 1;
 // After a run, disposing its isolate and preparing the next take ~2-4 ms of this process's time.
 // Where the host shares a core with it (a pinned or busy machine), doing that at once would
 // delay the host reading the outcome just sent; a few ms later the host is idle again.
@@ -42,7 +46,7 @@ const CLEANUP_DELAY_MS = 3;
 // A fatal V8 out-of-memory error (an allocation past any heap limit) aborts this process; the
 // host sees the exit and reports the memory limit. This process has nothing else to do between
 // runs, so it prepares its spare isolate on its own thread.
-const runner = createIsolateRunner({ poolSize: 1, memoryMb, cleanupDelayMs: CLEANUP_DELAY_MS, blockingRefill: true });
+const runner = createIsolateRunner({ poolSize: 1, memoryMb, cleanupDelayMs: CLEANUP_DELAY_MS, blockingRefill: true, isolateRuns });
 const INPUT_FD = 3;
 const OUTPUT_FD = 4;
 const readBuffer = Buffer.allocUnsafe(64 * 1024);

@@ -9,7 +9,7 @@
  * The process enters its cgroups itself, before it execs bubblewrap (a shell line), so nothing it
  * starts can be outside them.
  */
-import { chownSync, existsSync, mkdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
+import { chownSync, existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 /** At most this many tasks (threads and processes, bubblewrap's own included) per sandbox process. */
@@ -40,6 +40,7 @@ export function openTaskCgroup(options: { memoryMb: number; user: { uid: number;
   try {
     const dirs = cgroupDirs(options.user !== undefined);
     if (dirs === undefined) return undefined;
+    if (counter === 1) sweepDead(dirs.memory === undefined || dirs.memory === dirs.pids ? [dirs.pids] : [dirs.pids, dirs.memory]);
     const pidsDir = join(dirs.pids, name);
     mkdirSync(pidsDir);
     made.push(pidsDir);
@@ -122,4 +123,19 @@ function removeWhenEmpty(dirs: string[], tries: number): void {
     }
   });
   if (left.length > 0 && tries > 1) setTimeout(() => removeWhenEmpty(left, tries - 1), 100).unref();
+}
+
+/** Removes empty cgroups a host that has exited left (its last sandbox's exit came as it ended). */
+function sweepDead(parents: readonly string[]): void {
+  for (const parent of parents) {
+    for (const entry of readdirSync(parent)) {
+      const owner = /^ptc-(\d+)-\d+$/.exec(entry)?.[1];
+      if (owner === undefined || existsSync(`/proc/${owner}`)) continue;
+      try {
+        rmdirSync(join(parent, entry));
+      } catch {
+        // still busy, or not ours to remove
+      }
+    }
+  }
 }

@@ -16,6 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createToolHost, defineTool, type ToolHost, type ToolResult } from '../tools/index.js';
 import { createProcessRunner, createRunCodeTool, OsSandboxOptionError, OsSandboxUnavailableError, type ProcessEvent, type RunCodeTool, type RunCodeValue } from '../runtime/index.js';
 import { runProgram } from './isolate-harness.js';
+import { SANDBOX_MEMORY_HEADROOM_MB, SANDBOX_TASK_LIMIT } from '../runtime/os-sandbox/index.js';
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const CANARY = 'PTC_OS_SANDBOX_CANARY';
@@ -142,6 +143,21 @@ describe.runIf(process.platform === 'linux')('when run_code runs a program in a 
     expect(statusField(pid, 'Uid')?.split(/\s+/)).toEqual([String(hostUid), String(hostUid), String(hostUid), String(hostUid)]);
   });
 
+  // Where the host can make cgroups (cgroup v1 as root, as on this CI machine) (issue 24, finding 9);
+  // the default memoryMb is 64.
+  it.runIf(existsSync('/sys/fs/cgroup/pids/cgroup.procs') && process.getuid?.() === 0)('puts it in its own pids and memory cgroups: a task limit, and a memory bound that counts shared pages', () => {
+    const cgroups = readFileSync(proc(pid, 'cgroup'), 'utf8').split('\n').filter(Boolean).map((l) => l.split(':', 3) as [string, string, string]);
+    const pathOf = (ctrl: string) => cgroups.find(([, c]) => c.split(',').includes(ctrl))?.[2];
+    const pids = pathOf('pids')!;
+    expect(pids).toMatch(/\/ptc-\d+-\d+$/);
+    expect(readFileSync(join('/sys/fs/cgroup/pids', pids, 'pids.max'), 'utf8').trim()).toBe(String(SANDBOX_TASK_LIMIT));
+    // bubblewrap itself is in it too: nothing the sandbox starts is outside
+    expect(readFileSync(join('/sys/fs/cgroup/pids', pids, 'cgroup.procs'), 'utf8').split('\n')).toContain(String(bwrap));
+    const memory = pathOf('memory')!;
+    expect(memory).toMatch(/\/ptc-\d+-\d+$/);
+    expect(Number(readFileSync(join('/sys/fs/cgroup/memory', memory, 'memory.limit_in_bytes'), 'utf8'))).toBe((64 + SANDBOX_MEMORY_HEADROOM_MB) * 1024 * 1024);
+  });
+
   it('reports stats.osSandbox "bubblewrap" once the program returns', async () => {
     release();
     const result = await running;
@@ -213,20 +229,38 @@ frame({ t: 'ready', pid: process.pid });
 const NATIVE_PROBE = String.raw`
 #define _GNU_SOURCE
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/ipc.h>
 #include <sys/shm.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+static int gate[2];
+static void *held(void *arg) { char c; (void)arg; while (read(gate[0], &c, 1) < 0 && errno == EINTR) {} return 0; }
+/* Starts up to 500 threads held on a pipe, then lets them all go: how many could it start? */
+static int threads(void) {
+  static pthread_t t[500];
+  pthread_attr_t attr;
+  int n = 0;
+  if (pipe(gate) != 0) return -1;
+  pthread_attr_init(&attr);
+  pthread_attr_setstacksize(&attr, 65536);
+  while (n < 500 && pthread_create(&t[n], &attr, held, 0) == 0) n++;
+  close(gate[1]);
+  for (int i = 0; i < n; i++) pthread_join(t[i], 0);
+  close(gate[0]);
+  return n;
+}
 __attribute__((constructor)) static void probe(void) {
   int fd = (int)syscall(SYS_memfd_create, "fill", 0);
   int memfd = fd < 0 ? errno : 0;
   int id = shmget(IPC_PRIVATE, 1 << 20, IPC_CREAT | 0600);
   int shm = id < 0 ? errno : 0;
   if (id >= 0) shmctl(id, IPC_RMID, 0);
+  int started = threads();
   FILE *out = fopen(getenv("PROBE_OUT"), "w");
-  if (out) { fprintf(out, "{\"memfd\":%d,\"shmget\":%d}", memfd, shm); fclose(out); }
+  if (out) { fprintf(out, "{\"memfd\":%d,\"shmget\":%d,\"threads\":%d}", memfd, shm, started); fclose(out); }
 }
 `;
 
@@ -254,7 +288,7 @@ describe.runIf(process.platform === 'linux')('when code escaped its isolate into
   // never mapped, a System V segment), reported as errno values (0: allowed).
   const probeSource = join(dir, 'probe.c');
   writeFileSync(probeSource, NATIVE_PROBE);
-  const compiled = spawnSync('cc', ['-shared', '-fPIC', '-O2', '-o', join(dir, 'probe.so'), probeSource], { encoding: 'utf8' });
+  const compiled = spawnSync('cc', ['-shared', '-fPIC', '-O2', '-pthread', '-o', join(dir, 'probe.so'), probeSource], { encoding: 'utf8' });
   if (compiled.status !== 0) throw new Error(`cc could not build the native probe: ${compiled.stderr || compiled.error?.message}`);
   const nativeProbe = readFileSync(join(dir, 'probe.so')).toString('base64');
 
@@ -283,15 +317,20 @@ describe.runIf(process.platform === 'linux')('when code escaped its isolate into
       shell: 'EPERM', // the filter refuses a new process (and there is no /bin/sh)
       node: 'EPERM', // not even of the one binary there is
       env: ['PWD'],
-      native: { memfd: 1, shmget: 1 }, // EPERM from the seccomp filter (issue 24, finding 9)
+      // memfd, shmget: EPERM from the seccomp filter; threads: fewer than the sandbox's task limit
+      // (a pids cgroup; bubblewrap, its init and node's own threads count too) (issue 24, finding 9)
+      native: { memfd: 1, shmget: 1, threads: expect.any(Number) },
     });
+    const started = (value.native as { threads: number }).threads;
+    expect(started).toBeGreaterThan(0);
+    expect(started).toBeLessThan(SANDBOX_TASK_LIMIT);
     expect(connections).toBe(0);
   });
 
   it('without the OS sandbox (osSandbox "off") the same code reaches all of it: what the sandbox takes away', async () => {
     const { value, kind } = await tryFrom('off');
     expect(kind).toBe('none');
-    expect(value).toMatchObject({ connect: 'connected', readCheckout: 'ok', readPasswd: 'ok', listProc: 'ok', signalHost: 'ok', shell: 'ran', node: 'ran', native: { memfd: 0, shmget: 0 } });
+    expect(value).toMatchObject({ connect: 'connected', readCheckout: 'ok', readPasswd: 'ok', listProc: 'ok', signalHost: 'ok', shell: 'ran', node: 'ran', native: { memfd: 0, shmget: 0, threads: 500 } });
     expect(connections).toBe(1);
   });
 });

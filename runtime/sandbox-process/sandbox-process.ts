@@ -16,7 +16,7 @@ import { spawn, type ChildProcess, type StdioPipe } from 'node:child_process';
 import { closeSync, openSync, readdirSync, readFileSync, readSync, writeSync } from 'node:fs';
 import { constants } from 'node:os';
 import type { Readable, Writable } from 'node:stream';
-import type { BubblewrapSandbox, OsSandboxKind } from '../os-sandbox/index.js';
+import { openTaskCgroup, type BubblewrapSandbox, type OsSandboxKind } from '../os-sandbox/index.js';
 import { encodeFrame, FrameReader } from './frames.js';
 import { readWorkerMessage, type HostToWorker, type WorkerToHost } from './wire.js';
 import { errorText } from '../../tools/index.js';
@@ -173,13 +173,21 @@ export class SandboxProcess {
       while (stdio.length <= fd) stdio.push('ignore');
       stdio[fd] = 'pipe';
     }
-    const child = spawn(launch.file, [...launch.args], {
+    // A task limit and a memory bound that counts shared pages, where a cgroup can be made here.
+    const cgroup = openTaskCgroup({ memoryMb: options.memoryMb, user: launch.uid !== undefined && launch.gid !== undefined ? { uid: launch.uid, gid: launch.gid } : undefined });
+    const command = cgroup ? cgroup.wrap(launch.file, launch.args) : { file: launch.file, args: [...launch.args] };
+    const child = spawn(command.file, command.args, {
       cwd: options.cwd,
       env: {},
       stdio,
       windowsHide: true,
       ...(launch.uid !== undefined && launch.gid !== undefined ? { uid: launch.uid, gid: launch.gid } : {}),
     });
+    if (cgroup) {
+      // bwrap's exit ends its init and the worker (--die-with-parent); remove() retries while they go
+      child.once('exit', () => cgroup.remove());
+      child.once('error', () => cgroup.remove());
+    }
     const sandboxed = new SandboxProcess(child, 'bubblewrap');
     for (const [fd, bytes] of launch.feeds) {
       const feed = child.stdio[fd] as Writable | null;

@@ -3,8 +3,8 @@
  *
  * A full table used to refuse every new client (503) for as long as the holders kept their
  * sessions alive, which one request per session every few minutes did forever. Now:
- * - one client (one remote address: every token holder carries the same token, so the address
- *   is what tells clients apart) holds at most `maxSessionsPerClient` sessions, the server at most
+ * - one client (its principal when `authenticate` names one; else its remote address, since every
+ *   holder of the one token carries the same token) holds at most `maxSessionsPerClient` sessions, the server at most
  *   `maxSessions`;
  * - a new session past either cap takes the place of the least recently used *idle* session (no
  *   POST being answered; an open GET stream alone does not count as work), of that client for
@@ -37,6 +37,11 @@ export class SessionTable {
 
   get size(): number {
     return this.sessions.size;
+  }
+
+  /** The session, as it is (not marked used); undefined when there is none. */
+  peek(id: string): SessionEntry | undefined {
+    return this.sessions.get(id);
   }
 
   /** The session, marked as just used; undefined when there is none. */

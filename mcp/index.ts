@@ -19,4 +19,4 @@ export { redactSecrets, redactUrl } from '../tools/index.js';
 export { createMcpServer, MAX_STDIO_MESSAGE_BYTES, mcpApprovalChannel, serveMcpStdio, toMcpResult } from './serve.js';
 export type { McpApprovalChannel, McpServeOptions } from './serve.js';
 export { serveMcpHttp } from './serve-http.js';
-export type { McpHttpServeOptions, McpHttpServer } from './serve-http.js';
+export type { McpHttpServeOptions, McpHttpServer, McpHttpRequestInfo, McpPrincipal } from './serve-http.js';

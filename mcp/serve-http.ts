@@ -38,7 +38,7 @@ import { resolveHttpBounds } from './http-bounds.js';
 import { resolveListenOptions } from './http-options.js';
 import { SessionTable } from './http-sessions.js';
 import { errorText } from '../tools/index.js';
-import { createMcpServer, MAX_STDIO_MESSAGE_BYTES, type McpServeOptions } from './serve.js';
+import { checkAgentId, createMcpServer, MAX_STDIO_MESSAGE_BYTES, type McpServeOptions } from './serve.js';
 
 /** Options of {@link serveMcpHttp}. */
 export interface McpHttpServeOptions extends McpServeOptions {
@@ -48,8 +48,17 @@ export interface McpHttpServeOptions extends McpServeOptions {
   readonly hostname?: string;
   /** Endpoint path (default `/mcp`): starts with `/`, no query or fragment; other paths are 404. */
   readonly path?: string;
-  /** Bearer token every request must carry. Required off loopback. Never logged. */
+  /** Bearer token every request must carry. Required off loopback (or `authenticate`). Never logged. */
   readonly authToken?: string;
+  /**
+   * Decides who a request is, instead of one shared `authToken`: resolves to the principal (its
+   * `agent` is the identity spills, durable runs, jobs and fairness key on, in place of the
+   * client's self-declared name), or undefined to refuse with 401. A session of a stateful server
+   * belongs to the principal that started it; a request of another principal gets 404 for it,
+   * and the per-client session cap counts by principal. Not with `authToken`. A throw is a 401,
+   * reported to `onError`.
+   */
+  readonly authenticate?: (request: McpHttpRequestInfo) => McpPrincipal | undefined | Promise<McpPrincipal | undefined>;
   /**
    * Further `Host` header values accepted (a public name behind a proxy: `mcp.example.com` or
    * `mcp.example.com:443`); their `http(s)://` origins are accepted as `Origin` too.
@@ -68,7 +77,7 @@ export interface McpHttpServeOptions extends McpServeOptions {
    */
   readonly maxSessions?: number;
   /**
-   * Most sessions of one client (one remote address) when stateful (default 20, at most
+   * Most sessions of one client (its `authenticate` principal, else its remote address) when stateful (default 20, at most
    * `maxSessions`). A new one past it takes the place of that client's least recently used idle
    * session; 503 only when all of them are busy.
    */
@@ -91,6 +100,18 @@ export interface McpHttpServeOptions extends McpServeOptions {
   readonly keepAliveTimeoutMs?: number;
   /** Transport errors (a request that could not be handled); default: dropped. Text from clients is in them. */
   readonly onError?: (error: Error) => void;
+}
+
+/** What `authenticate` sees of a request: its headers (the credential is in them) and where it came from. */
+export interface McpHttpRequestInfo {
+  readonly headers: Readonly<Record<string, string | string[] | undefined>>;
+  readonly remoteAddress: string;
+}
+
+/** Who a request is, from `authenticate`. */
+export interface McpPrincipal {
+  /** The agent id calls run for (1-200 printable characters). */
+  readonly agent: string;
 }
 
 /** A running HTTP server. */
@@ -152,8 +173,10 @@ async function readBody(req: IncomingMessage, res: ServerResponse, max: number):
 export async function serveMcpHttp(options: McpHttpServeOptions): Promise<McpHttpServer> {
   const { hostname, port: requestedPort, path, stateful, maxSessions, sessionIdleMs: idleMs } = resolveListenOptions(options);
   const bounds = resolveHttpBounds(options as unknown as Record<string, unknown>, maxSessions);
-  if (!isLoopback(hostname) && !options.authToken) {
-    throw new McpConfigError('serveMcpHttp', `listening on ${hostname} (not loopback) needs an authToken: anyone who can reach the port could run programs against this host`);
+  if (options.authenticate !== undefined && typeof options.authenticate !== 'function') throw new McpConfigError('serveMcpHttp', 'authenticate must be a function');
+  if (options.authenticate && options.authToken !== undefined) throw new McpConfigError('serveMcpHttp', 'give authToken or authenticate, not both');
+  if (!isLoopback(hostname) && !options.authToken && !options.authenticate) {
+    throw new McpConfigError('serveMcpHttp', `listening on ${hostname} (not loopback) needs an authToken or authenticate: anyone who can reach the port could run programs against this host`);
   }
   if (options.authToken !== undefined && (typeof options.authToken !== 'string' || options.authToken.length < 16)) throw new McpConfigError('serveMcpHttp', 'authToken must be a string of at least 16 characters');
   const token = options.authToken === undefined ? undefined : digest(options.authToken);
@@ -163,15 +186,29 @@ export async function serveMcpHttp(options: McpHttpServeOptions): Promise<McpHtt
   let allowedHosts = new Set<string>();
   let allowedOrigins = new Set<string>();
 
-  const authorized = (req: IncomingMessage): boolean => {
-    if (!token) return true;
+  /** The request's principal: `{}` when no identity is bound (a shared token, or none); undefined when refused. */
+  const principalOf = async (req: IncomingMessage): Promise<Partial<McpPrincipal> | undefined> => {
+    if (options.authenticate) {
+      let principal: McpPrincipal | undefined;
+      try {
+        principal = await options.authenticate({ headers: req.headers, remoteAddress: req.socket.remoteAddress ?? '(unknown)' });
+      } catch (err) {
+        report(err instanceof Error ? err : new Error(errorText(err)));
+        return undefined;
+      }
+      if (principal === undefined) return undefined;
+      checkAgentId(principal?.agent, 'serveMcpHttp authenticate');
+      return { agent: principal.agent };
+    }
+    if (!token) return {};
     const header = req.headers.authorization ?? '';
     const match = /^Bearer (.+)$/.exec(header);
-    return timingSafeEqual(digest(match?.[1] ?? ''), token) && match !== null;
+    return timingSafeEqual(digest(match?.[1] ?? ''), token) && match !== null ? {} : undefined;
   };
+  const serverFor = (principal: Partial<McpPrincipal>) => createMcpServer(principal.agent === undefined ? options : { ...options, agent: principal.agent });
 
-  const statelessRequest = async (req: IncomingMessage, res: ServerResponse, body: unknown) => {
-    const mcp = createMcpServer(options);
+  const statelessRequest = async (req: IncomingMessage, res: ServerResponse, body: unknown, principal: Partial<McpPrincipal>) => {
+    const mcp = serverFor(principal);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
     transport.onerror = report;
     res.on('close', () => {
@@ -182,11 +219,16 @@ export async function serveMcpHttp(options: McpHttpServeOptions): Promise<McpHtt
     await transport.handleRequest(req, res, body);
   };
 
-  const statefulRequest = async (req: IncomingMessage, res: ServerResponse, body: unknown) => {
+  const statefulRequest = async (req: IncomingMessage, res: ServerResponse, body: unknown, principal: Partial<McpPrincipal>) => {
     const id = req.headers['mcp-session-id'];
+    // With `authenticate`, a client is its principal; else its address (every holder of the one
+    // token is alike).
+    const client = principal.agent !== undefined ? `agent:${principal.agent}` : `address:${req.socket.remoteAddress ?? '(unknown)'}`;
     if (typeof id === 'string') {
-      const session = sessions.use(id);
-      if (!session) return rpcError(res, 404, 'Session not found');
+      const session = sessions.peek(id);
+      // Another principal's session reads as no session at all.
+      if (!session || (principal.agent !== undefined && session.client !== client)) return rpcError(res, 404, 'Session not found');
+      sessions.use(id);
       if (req.method === 'POST') {
         // A GET stream alone is not work: a session holding only that stays evictable.
         sessions.work(session, true);
@@ -200,9 +242,9 @@ export async function serveMcpHttp(options: McpHttpServeOptions): Promise<McpHtt
       sessionIdGenerator: () => sid,
       onsessionclosed: (closedId) => void sessions.delete(closedId),
     });
-    const refused = sessions.reserve(sid, req.socket.remoteAddress ?? '(unknown)', transport);
+    const refused = sessions.reserve(sid, client, transport);
     if (refused !== undefined) return rpcError(res, 503, refused);
-    const mcp = createMcpServer(options);
+    const mcp = serverFor(principal);
     transport.onerror = report;
     transport.onclose = () => {
       sessions.delete(sid);
@@ -226,12 +268,13 @@ export async function serveMcpHttp(options: McpHttpServeOptions): Promise<McpHtt
     const origin = req.headers.origin;
     if (origin !== undefined && !allowedOrigins.has(origin.toLowerCase())) return rpcError(res, 403, 'Forbidden: the Origin header is not allowed');
     if (url.pathname !== path) return rpcError(res, 404, `Not found: the MCP endpoint is ${path}`);
-    if (!authorized(req)) return rpcError(res, 401, 'Unauthorized: a valid bearer token is required', { 'www-authenticate': 'Bearer' });
+    const principal = await principalOf(req);
+    if (!principal) return rpcError(res, 401, 'Unauthorized: a valid bearer token is required', { 'www-authenticate': 'Bearer' });
     guard.trust(req.socket);
     if (!stateful && req.method !== 'POST') return rpcError(res, 405, 'Method not allowed: this server is stateless (POST only)', { allow: 'POST' });
     const body = req.method === 'POST' ? await readBody(req, res, MAX_STDIO_MESSAGE_BYTES) : undefined;
     if (req.method === 'POST' && body === undefined) return;
-    await (stateful ? statefulRequest(req, res, body) : statelessRequest(req, res, body));
+    await (stateful ? statefulRequest(req, res, body, principal) : statelessRequest(req, res, body, principal));
   };
 
   // Node enforces the headers and request times by a sweep every `connectionsCheckingInterval`

@@ -12,7 +12,7 @@
  * - rendered content -> `content` (text, image, audio, resource and resource_link blocks as they are);
  * - `isError` -> `isError` (denials, blocks and failures; their message is in `content`).
  *
- * Approval: calls run for the agent `{ id: 'mcp:<client name>' }`. An `ask` goes to the host's
+ * Approval: calls run for the agent `options.agent`, else `{ id: 'mcp:<client name>' }`. An `ask` goes to the host's
  * approval channel; a host without one (the CLI's default) denies it as unavailable: an ask with
  * no way to ask the user fails closed. {@link mcpApprovalChannel} is a channel that asks the
  * client's user through MCP elicitation (opt-in): allowed once only when the user accepts and
@@ -27,7 +27,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { CallToolRequestSchema, ListToolsRequestSchema, SetLevelRequestSchema, type CallToolResult, type ServerNotification, type Tool as McpToolShape } from '@modelcontextprotocol/sdk/types.js';
 import { LOG_LEVELS, toModelJsonSchema, visibleText, type LogLevel, type ToolEvent, type ApprovalChannel, type ContentBlock, type JsonValue, type Tool, type ToolHost, type ToolResult } from '../tools/index.js';
-import { McpMessageTooLargeError } from './errors.js';
+import { McpConfigError, McpMessageTooLargeError } from './errors.js';
 import { mcpToolMetaOf } from './tool-meta.js';
 
 /** Options of {@link createMcpServer}. */
@@ -52,6 +52,20 @@ export interface McpServeOptions {
   readonly serverVersion?: string;
   /** A channel from {@link mcpApprovalChannel} to bind to this server (the host must use it). */
   readonly approval?: McpApprovalChannel;
+  /**
+   * The agent every call of this server runs for: the identity spills, durable runs, jobs and
+   * fairness between agents key on. Default `mcp:<client name>`, a name the client declares
+   * itself, so any client can take any other's; `serveMcpHttp`'s `authenticate` sets it from the
+   * credential instead, per request.
+   */
+  readonly agent?: string;
+}
+
+/** An agent id must be plain text: it names spills, runs and jobs, and is shown to operators. */
+export function checkAgentId(agent: unknown, source: string): asserts agent is string {
+  if (typeof agent !== 'string' || agent.length === 0 || agent.length > 200 || visibleText(agent) !== agent) {
+    throw new McpConfigError(source, 'agent must be a string of 1-200 printable characters');
+  }
 }
 
 /** An approval channel answered by the MCP client's user (elicitation); bound to servers later. */
@@ -175,6 +189,7 @@ export function toMcpResult(result: ToolResult, wrap?: boolean): CallToolResult 
 /** Creates the server (not yet connected). Connect it to a transport, or use {@link serveMcpStdio}. */
 export function createMcpServer(options: McpServeOptions): McpServer {
   const { host } = options;
+  if (options.agent !== undefined) checkAgentId(options.agent, 'createMcpServer');
   const runCodeName = options.runCodeName ?? 'run_code';
   const mcp = new McpServer({ name: options.serverName ?? 'ptc-runtime', version: options.serverVersion ?? '0.1.0' }, { capabilities: { logging: {} } });
   const server = mcp.server;
@@ -242,7 +257,7 @@ export function createMcpServer(options: McpServeOptions): McpServer {
     try {
       const result = await host.call(
         { id: callId, name: tool.name, args: request.params.arguments ?? {} },
-        { agent: { id: `mcp:${String(client).slice(0, 100)}` }, signal: extra.signal },
+        { agent: { id: options.agent ?? `mcp:${String(client).slice(0, 100)}` }, signal: extra.signal },
       );
       reports.dispose();
       await sending;

@@ -16,6 +16,7 @@ import { InvalidOptionError, visibleText } from '../../tools/index.js';
 import { CliError, EXIT } from '../errors.js';
 import { buildSessionHost, parseIsolation, parseOsSandbox, traceFlags, type SessionFlags } from '../session-host.js';
 import { openRedisStoresFromEnv } from '../redis-store-spec.js';
+import { agentTokensFromEnv } from '../agent-tokens.js';
 import { reserveStdout } from '../stdout-guard.js';
 import { durableSettings, type DurableSettings } from '../store-spec.js';
 import { registerMcpLogin } from './mcp-login.js';
@@ -38,6 +39,7 @@ export function parseHttpAddress(value: string): { hostname: string; port: numbe
 interface ServeFlags {
   http?: { hostname: string; port: number };
   authTokenEnv?: string;
+  agentTokensEnv?: string;
   allowedHost: string[];
   tools?: string;
   exposeTools?: boolean;
@@ -64,6 +66,7 @@ export function registerMcp(program: Command): void {
     .description('Serve run_code (its description carries the typed declarations of the tools) over stdio, or over Streamable HTTP with --http.')
     .option('--http <[host:]port>', 'serve over Streamable HTTP instead of stdio (default host 127.0.0.1; port 0 picks a free one)', parseHttpAddress)
     .option('--auth-token-env <NAME>', 'require "Authorization: Bearer <token>", the token read from this environment variable (required off loopback)')
+    .option('--agent-tokens-env <NAME>', 'with --http: one bearer token per agent, from a JSON object {"<agent>": "<token>"} in this environment variable; a request runs for the agent whose token it carries (not with --auth-token-env)')
     .option('--allowed-host <name>', 'with --http: also accept this Host header (a public name behind a proxy: mcp.example.com); repeatable', collect, [])
     .option('--tools <module>', 'tools module; default: the bundled example tools')
     .option('--expose-tools', 'also expose every tool directly, not only run_code')
@@ -87,6 +90,10 @@ export function registerMcp(program: Command): void {
     )
     .action(async (flags: ServeFlags) => {
       if (flags.http) return serveHttp(flags, flags.http);
+      // Over stdio the client is whoever started the process: a token would check nothing.
+      for (const [given, flag] of [[flags.authTokenEnv, '--auth-token-env'], [flags.agentTokensEnv, '--agent-tokens-env']] as const) {
+        if (given !== undefined) throw new CliError(`${flag} applies to --http only; over stdio the client is the process that started the server`);
+      }
       // stdout is the protocol's alone: what the tools module prints goes to stderr.
       const stdout = reserveStdout();
       try {
@@ -148,6 +155,10 @@ function durableOf(flags: ServeFlags) {
 
 /** The token named by `--auth-token-env`, checked before anything starts. */
 function authToken(flags: ServeFlags, hostname: string): string | undefined {
+  if (flags.agentTokensEnv !== undefined) {
+    if (flags.authTokenEnv !== undefined) throw new CliError('give --auth-token-env or --agent-tokens-env, not both');
+    return undefined;
+  }
   if (flags.authTokenEnv === undefined) {
     if (!['127.0.0.1', '::1', 'localhost'].includes(hostname) && !/^127\./.test(hostname)) {
       throw new CliError(`--http ${visibleText(hostname)}:… listens off loopback, which needs --auth-token-env NAME (a bearer token in that environment variable): anyone who can reach the port could run programs`);
@@ -163,6 +174,7 @@ function authToken(flags: ServeFlags, hostname: string): string | undefined {
 
 async function serveHttp(flags: ServeFlags, address: { hostname: string; port: number }): Promise<void> {
   const token = authToken(flags, address.hostname);
+  const authenticate = flags.agentTokensEnv === undefined ? undefined : agentTokensFromEnv(flags.agentTokensEnv);
   const { mcpApprovalChannel, McpConfigError, serveMcpHttp } = await import('../../mcp/index.js');
   const approval = flags.approve === 'client' ? mcpApprovalChannel() : undefined;
   const stores = flags.storeEnv === undefined ? undefined : await openRedisStoresFromEnv(flags.storeEnv);
@@ -189,6 +201,7 @@ async function serveHttp(flags: ServeFlags, address: { hostname: string; port: n
       port: address.port,
       ...(flags.allowedHost.length > 0 ? { allowedHosts: flags.allowedHost } : {}),
       ...(token ? { authToken: token } : {}),
+      ...(authenticate ? { authenticate } : {}),
       // Elicitation's answer must reach the session that asked: approval turns sessions on.
       ...(approval ? { approval } : {}),
     });
@@ -201,7 +214,7 @@ async function serveHttp(flags: ServeFlags, address: { hostname: string; port: n
   const tools = session.programTools;
   process.stderr.write(
     `ptc mcp serve: run_code over ${tools} tool(s)${flags.exposeTools ? ', tools exposed' : ''}${durable ? `; durable runs in ${durable.describe}` : ''}; listening on ${served.url}` +
-      `${token ? ' (bearer token required)' : ''}; ${approval ? 'stateful (sessions, for approval by elicitation)' : 'stateless'}\n`,
+      `${token ? ' (bearer token required)' : authenticate ? ' (a bearer token per agent required)' : ''}; ${approval ? 'stateful (sessions, for approval by elicitation)' : 'stateless'}\n`,
   );
   await new Promise<void>((resolve) => {
     process.once('SIGTERM', resolve);

@@ -123,6 +123,8 @@ export async function connectServer(spec: McpServerSpec, options: ConnectOptions
   let finishAuth: () => Promise<boolean> = async () => false;
   const secretValues = () => options.auth?.secretValues() ?? [];
   let stderrDone: Promise<void> = Promise.resolve();
+  /** Bytes of stderr read so far: a pipe still being read is still worth waiting for. */
+  let stderrRead = 0;
   const connect = async () => {
     if (isHttpServerSpec(spec)) {
       const http = await connectHttp(client, spec, watch, options.auth);
@@ -140,6 +142,7 @@ export async function connectServer(spec: McpServerSpec, options: ConnectOptions
     });
     const stderr = transport.stderr as Readable | null;
     stderr?.on('data', (chunk: Buffer) => {
+      stderrRead += chunk.length;
       tail.push(chunk);
       lines?.push(chunk);
     });
@@ -198,12 +201,16 @@ export async function connectServer(spec: McpServerSpec, options: ConnectOptions
     closing = true;
     // A server that failed may still have the end of its stderr in the pipe (the line saying
     // why): read it before closing the transport, which drops what is unread. A server still
-    // alive (a start timeout) ends it only when closed, after at most a second; one that has
+    // alive (a start timeout) ends it only when closed, after at most a second. One that has
     // exited ends it once the pipe is read, which after 48 MB of stderr on a loaded machine took
-    // longer than that (the tail missed the last line), so it gets up to 10 s. Its exit may be
-    // reported only after the error that brought us here: after the first second, look again.
+    // over 10 s: wait while the pipe is still giving bytes (each second must bring some), up to
+    // 60 s. Its exit may be reported only after the error that brought us here, so look again.
     const drainedWithin = (ms: number) => Promise.race([stderrDone.then(() => true), new Promise<boolean>((resolve) => setTimeout(() => resolve(false), ms).unref())]);
-    const drained = (await drainedWithin(exit ? 10_000 : 1_000)) || (exit !== undefined && (await drainedWithin(10_000)));
+    let drained = await drainedWithin(1_000);
+    for (let waited = 1_000, seen = -1; !drained && exit !== undefined && stderrRead !== seen && waited < 60_000; waited += 1_000) {
+      seen = stderrRead;
+      drained = await drainedWithin(1_000);
+    }
     await client.close().catch(() => {});
     if (!drained) await drainedWithin(1_000);
     const problem = exit && exit.code !== null ? `${errorText(err)} (it exited with code ${exit.code})` : errorText(err);

@@ -39,5 +39,5 @@ describe('when a run leaves memory in its sandbox process', () => {
     expect(next.value).toBe(1);
     expect(pidOf(next.outcome)).not.toBe(pidOf(heavy.outcome));
     expect(events).toContainEqual(expect.objectContaining({ kind: 'exited', pid: pidOf(heavy.outcome), detail: expect.stringMatching(/^it kept \d+ MB of resident memory from its runs$/) }));
-  });
+  }, 120_000); // 128 MB through the bridge and back: over 20 s at a load of 25 on two cores
 });

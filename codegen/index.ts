@@ -18,5 +18,5 @@ export type { NormalizedProgram } from './normalize-program.js';
 export { callableNameOf, mapCallableNames } from './callable-name.js';
 export type { CallableNameMaps } from './callable-name.js';
 export { CallableNameCollisionError, CodegenInputError } from './errors.js';
-export { MAX_JSON_SCHEMA_CHARS, MAX_JSON_SCHEMA_DEPTH, parametersFromJsonSchema, zodFromJsonSchema } from './json-schema.js';
-export type { ZodFromJsonSchemaOptions, ZodFromJsonSchemaResult } from './json-schema.js';
+export { jsonSchemaParameters, MAX_JSON_SCHEMA_CHARS, MAX_JSON_SCHEMA_DEPTH, parametersFromJsonSchema, zodFromJsonSchema } from './json-schema.js';
+export type { JsonSchemaParametersOptions, ZodFromJsonSchemaOptions, ZodFromJsonSchemaResult } from './json-schema.js';

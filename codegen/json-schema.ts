@@ -31,7 +31,8 @@
  * `z.unknown()` with a warning.
  */
 import { z } from 'zod';
-import { errorText, isZodObject } from '../tools/index.js';
+import { declareJsonSchema, errorText, isZodObject, type JsonObject as ToolJsonObject } from '../tools/index.js';
+import { CodegenInputError } from './errors.js';
 import { guardInheritedKeys } from './own-keys.js';
 import { FALLBACK_KEY, jsonSchemaMetadata, UNCHECKED_PATTERN_KEY } from './schema-metadata.js';
 
@@ -404,4 +405,44 @@ export function parametersFromJsonSchema(schema: unknown, options: ZodFromJsonSc
   const problem = 'the parameters schema is not a plain object schema; any arguments are accepted here';
   jsonSchemaMetadata.add(loose, { [FALLBACK_KEY]: problem });
   return { schema: loose, warnings: [...result.warnings, `#: ${problem}`] };
+}
+
+/** Options of {@link jsonSchemaParameters}. */
+export interface JsonSchemaParametersOptions {
+  /** `'keep'` (default: the schema is the host's own) validates `pattern`s on the host; `'drop'` leaves them unchecked. */
+  readonly patterns?: 'drop' | 'keep';
+  /**
+   * What the conversion to zod approximates (a keyword zod lacks, checked no longer) throws by
+   * default, since the tool would accept more than its schema says; `true` accepts it.
+   */
+  readonly allowApproximations?: boolean;
+}
+
+/**
+ * Tool parameters written as JSON Schema, for `defineTool({ parameters })`: the zod object the
+ * pipeline validates with (converted as {@link zodFromJsonSchema} converts), carrying the schema
+ * itself, which the tool declares verbatim (`parametersJsonSchema`, `ptc mcp serve`'s
+ * `inputSchema`: `$schema`, `$defs`, `$ref`, `additionalProperties` as given). The schema must
+ * be JSON with `type: "object"` at its root; a problem throws {@link CodegenInputError} naming
+ * the JSON pointer.
+ */
+export function jsonSchemaParameters(schema: Readonly<Record<string, unknown>>, options: JsonSchemaParametersOptions = {}): z.ZodObject {
+  const label = 'jsonSchemaParameters(schema)';
+  let copy: unknown;
+  try {
+    const text = JSON.stringify(schema);
+    if (text !== undefined && text.length > MAX_JSON_SCHEMA_CHARS) throw new CodegenInputError(label, `is ${text.length} characters of JSON; the most accepted is ${MAX_JSON_SCHEMA_CHARS}`);
+    copy = text === undefined ? undefined : JSON.parse(text);
+  } catch (err) {
+    if (CodegenInputError.isInstance(err)) throw err;
+    throw new CodegenInputError(label, `is not JSON (${errorText(err)})`);
+  }
+  if (!isObject(copy)) throw new CodegenInputError(label, 'must be a JSON Schema object');
+  if (copy.type !== 'object') throw new CodegenInputError(label, `must have "type": "object" at its root (tool arguments are an object), got ${JSON.stringify(copy.type ?? null)}`);
+  const result = zodFromJsonSchema(copy, { patterns: options.patterns ?? 'keep', maxDescriptionChars: Number.MAX_SAFE_INTEGER });
+  if (result.warnings.length > 0 && options.allowApproximations !== true) {
+    throw new CodegenInputError(label, `cannot be validated exactly: ${result.warnings.join('; ')} (pass allowApproximations: true to accept)`);
+  }
+  if (!isZodObject(result.schema)) throw new CodegenInputError(label, 'does not convert to a plain object schema (an allOf or anyOf at the root?); write the root as one object schema');
+  return declareJsonSchema(result.schema, copy as ToolJsonObject);
 }

@@ -112,7 +112,7 @@ export {
   UnknownJobError,
 } from './jobs/index.js';
 export type { BackgroundHandle, JobInfo, JobManager, JobManagerOptions, JobReadResult, JobRunContext, JobStartOptions, JobStatus } from './jobs/index.js';
-export { isZodObject, isZodSchema, toModelJsonSchema } from './zod-util.js';
+export { declareJsonSchema, isZodObject, isZodSchema, toModelJsonSchema } from './zod-util.js';
 export type {
   AgentRef,
   ApprovalEvidence,

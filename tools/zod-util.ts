@@ -13,8 +13,34 @@ export function isZodObject(value: unknown): value is z.ZodObject {
   return isZodSchema(value) && (value as z.ZodType)._zod.def.type === 'object';
 }
 
-/** The model-facing JSON Schema of a schema, as the caller writes input (defaults optional). */
+/** JSON Schemas a zod schema was made from, declared verbatim (see {@link declareJsonSchema}). */
+const declared = new WeakMap<z.ZodType, JsonObject>();
+
+/**
+ * Records that `schema` was made from the JSON Schema `json` (a host's own, trusted), so
+ * {@link toModelJsonSchema} gives `json` as written (`$schema`, `$defs`, `$ref` kept) instead of
+ * zod's rendering of the conversion. `json` is copied and frozen; returns `schema`.
+ */
+export function declareJsonSchema<T extends z.ZodType>(schema: T, json: JsonObject): T {
+  declared.set(schema, deepFreeze(structuredClone(json)));
+  return schema;
+}
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null) {
+    for (const v of Object.values(value)) deepFreeze(v);
+    Object.freeze(value);
+  }
+  return value;
+}
+
+/**
+ * The model-facing JSON Schema of a schema, as the caller writes input (defaults optional); for
+ * a schema made from a declared JSON Schema ({@link declareJsonSchema}), a copy of that.
+ */
 export function toModelJsonSchema(schema: z.ZodType): JsonObject {
+  const own = declared.get(schema);
+  if (own) return structuredClone(own) as JsonObject;
   const json = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
   delete json.$schema;
   return json as JsonObject;

@@ -40,7 +40,7 @@ export const SCENARIOS: Readonly<Record<string, Scenario>> = {
   'tools-call-with-logging': { scope: 'in' },
   'tools-call-error': { scope: 'in' },
   'tools-call-with-progress': { scope: 'in' },
-  'json-schema-2020-12': { scope: 'todo', reason: "inputSchema's $schema and $defs are not carried through (issue 27)" },
+  'json-schema-2020-12': { scope: 'in' },
   'dns-rebinding-protection': { scope: 'in' },
   'server-sse-multiple-streams': { scope: 'in' },
   'completion-complete': { scope: 'out', reason: 'ptc offers no completions (no prompts or resource templates to complete)' },

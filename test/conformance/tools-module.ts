@@ -4,7 +4,9 @@
  * Written out as an .mjs file beside the transpiled project, importing its root.
  */
 export function conformanceToolsModule(rootIndex: string): string {
+  const codegen = rootIndex.replace(/index\.js$/, 'codegen/index.js');
   return `import { defineTool } from ${JSON.stringify(rootIndex)};
+import { jsonSchemaParameters } from ${JSON.stringify(codegen)};
 // A 1x1 red PNG and a minimal (empty) WAV.
 const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==';
 const WAV = 'UklGRiQAAABXQVZFZm10IBAAAAABAAEAQB8AAIA+AAACABAAZGF0YQAAAAA=';
@@ -36,6 +38,16 @@ export const tools = [
       }
       return 'done';
     } }),
+  // SEP-1613: a tool defined with a JSON Schema 2020-12 schema is listed with it as given.
+  defineTool({ name: 'json_schema_2020_12_tool', description: 'Tool with JSON Schema 2020-12 features',
+    parameters: jsonSchemaParameters({
+      $schema: 'https://json-schema.org/draft/2020-12/schema',
+      type: 'object',
+      $defs: { address: { type: 'object', properties: { street: { type: 'string' }, city: { type: 'string' } } } },
+      properties: { name: { type: 'string' }, address: { $ref: '#/$defs/address' } },
+      additionalProperties: false,
+    }),
+    execute: (args) => 'Hello ' + (args.name ?? 'nobody') }),
   defineTool({ name: 'test_tool_with_logging', description: 'Logs as it runs.', parameters: none,
     execute: async (_args, exec) => {
       for (const message of ['Tool execution started', 'Tool processing data', 'Tool execution completed']) {

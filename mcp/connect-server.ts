@@ -19,6 +19,7 @@
 import type { ChildProcess } from 'node:child_process';
 import type { Readable } from 'node:stream';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ElicitRequestSchema, LoggingMessageNotificationSchema, type ElicitRequest, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
@@ -97,7 +98,7 @@ export async function connectServer(spec: McpServerSpec, options: ConnectOptions
   let started = false;
   let closing = false;
 
-  const client = new Client({ name: options.clientName, version: '0.1.0' }, { jsonSchemaValidator: acceptAnyStructuredContent, capabilities: { elicitation: { form: {} } } });
+  const client = new Client({ name: options.clientName, version: '0.1.0' }, { jsonSchemaValidator: acceptAnyStructuredContent, capabilities: { elicitation: { form: { applyDefaults: true } } } });
   client.setRequestHandler(ElicitRequestSchema, (request) => options.elicitation(request.params));
   if (options.onLog) {
     const onLog = options.onLog;
@@ -162,6 +163,18 @@ export async function connectServer(spec: McpServerSpec, options: ConnectOptions
     await client.connect(transport);
   };
 
+  // A server may let `initialize` through and ask for authorization at `tools/list` (the SDK
+  // then sends a person to log in and throws): exchange the login's code and list again.
+  const listPage = async (cursor: string | undefined) => {
+    for (let round = 0; ; round++) {
+      try {
+        return await client.listTools(cursor ? { cursor } : undefined);
+      } catch (err) {
+        if (round >= 2 || !(err instanceof UnauthorizedError) || !(await finishAuth())) throw err;
+      }
+    }
+  };
+
   const timeoutMs = options.startTimeoutMs;
   let timer: ReturnType<typeof setTimeout> | undefined;
   // The deadline does not run while a person logs in (OAuth): it is re-armed until the login ends.
@@ -177,7 +190,7 @@ export async function connectServer(spec: McpServerSpec, options: ConnectOptions
     let cursor: string | undefined;
     let pages = 0;
     do {
-      const page = await Promise.race([client.listTools(cursor ? { cursor } : undefined), timeout]);
+      const page = await Promise.race([listPage(cursor), timeout]);
       listed.push(...page.tools);
       cursor = page.nextCursor;
     } while (cursor && listed.length <= MAX_TOOLS_PER_SERVER && ++pages < MAX_LIST_PAGES);

@@ -28,7 +28,9 @@
  */
 import type { ElicitRequest, ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { callableNameOf, parametersFromJsonSchema, zodFromJsonSchema } from '../codegen/index.js';
+// The converter's own modules, not codegen/index.js, which loads the TypeScript compiler.
+import { callableNameOf } from '../codegen/callable-name.js';
+import { parametersFromJsonSchema, zodFromJsonSchema } from '../codegen/json-schema.js';
 import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { checkContent, defineTool, errorText, redactSecrets, toModelJsonSchema, type ContentBlock, type Disposable, type Tool, type ToolHost } from '../tools/index.js';
 import { checkServerSpecs, isHttpServerSpec, type McpHttpServerSpec, type McpServerSpec } from './config.js';

@@ -9,7 +9,7 @@
  * scope with the reason. A scenario the suite adds that this list does not name fails the test.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -60,21 +60,19 @@ const results = new Map<string, Check[]>();
 const outputs = new Map<string, string>();
 let listed: string[] = [];
 
-/** Scenarios run at once (each is a suite process, its servers and a client process). */
-const AT_ONCE = 4;
-/** Run alone: it times the client's reconnection against the server's `retry` (500 ms, 200 ms late at most). */
-const ALONE = ['sse-retry'];
+/** In-scope scenarios that failed in the parallel run and were run again alone (see beforeAll). */
+const rerun: string[] = [];
 
-function checksUnder(dir: string): string | undefined {
+/** The checks.json files under `dir`, by scenario name (`auth/x-<time>/checks.json` is `auth/x`). */
+function checksFiles(dir: string, prefix = ''): Map<string, string> {
+  const found = new Map<string, string>();
   for (const e of readdirSync(dir, { withFileTypes: true })) {
-    const p = join(dir, e.name);
-    if (e.isFile() && e.name === 'checks.json') return p;
-    if (e.isDirectory()) {
-      const found = checksUnder(p);
-      if (found) return found;
-    }
+    if (!e.isDirectory()) continue;
+    const m = /^(.+)-\d{4}-\d\d-\d\dT[\d-]+Z$/.exec(e.name);
+    if (m && existsSync(join(dir, e.name, 'checks.json'))) found.set(`${prefix}${m[1]}`, join(dir, e.name, 'checks.json'));
+    else for (const [k, v] of checksFiles(join(dir, e.name), `${prefix}${e.name}/`)) found.set(k, v);
   }
-  return undefined;
+  return found;
 }
 
 beforeAll(async () => {
@@ -91,24 +89,32 @@ beforeAll(async () => {
       p.once('exit', () => ok(out));
     });
   listed = [...(await run(['list', '--client'])).matchAll(/^\s+- ([\w/.-]+) \[/gm)].map((m) => m[1]!);
-  const base = mkdtempSync(join(tmpdir(), 'ptc-conformance-client-'));
-  // The suite splits the command on spaces (no quoting): the paths must have none.
+  // The suite splits the command on spaces (no quoting): the paths must have none. It exits
+  // non-zero when a check fails; the checks are read from its output files.
   const command = `${process.execPath} ${client}`;
-  const one = async (name: string) => {
-    const out = join(base, name.replace(/\//g, '-'));
-    // The suite exits non-zero when a check fails; its checks are read from the files.
-    outputs.set(name, await run(['client', '--command', command, '--scenario', name, '--timeout', '90000', '-o', out]));
-    const file = checksUnder(out);
+  const failing = (checks: Check[] | undefined) => !checks || checks.some((c) => c.status === 'FAILURE' || c.status === 'WARNING');
+  // Every scenario at once (the suite runs a suite's scenarios in parallel): one suite process.
+  const all = mkdtempSync(join(tmpdir(), 'ptc-conformance-client-'));
+  const summary = await run(['client', '--command', command, '--suite', 'all', '--timeout', '120000', '-o', all]);
+  for (const [name, file] of checksFiles(all)) {
+    results.set(name, JSON.parse(readFileSync(file, 'utf8')) as Check[]);
+    outputs.set(name, summary);
+  }
+  // On a busy machine two scenarios can fail for the load alone: sse-retry times the
+  // reconnection against the server's 500 ms `retry` (at most 200 ms late), and a client slow
+  // between two requests finds its kept-alive socket closed by the scenario server (Node's 5 s
+  // keep-alive: "fetch failed"). An in-scope scenario that failed is run once more, alone; the
+  // result of that run is the one asserted, so a real failure still fails.
+  for (const [name, scenario] of Object.entries(CLIENT_SCENARIOS)) {
+    if (scenario.scope !== 'in' || !failing(results.get(name))) continue;
+    rerun.push(name);
+    const alone = mkdtempSync(join(tmpdir(), 'ptc-conformance-client-'));
+    outputs.set(name, await run(['client', '--command', command, '--scenario', name, '--timeout', '60000', '-o', alone]));
+    const [file] = checksFiles(alone).values();
     if (file) results.set(name, JSON.parse(readFileSync(file, 'utf8')) as Check[]);
-  };
-  const inScope = Object.entries(CLIENT_SCENARIOS).filter(([, s]) => s.scope === 'in').map(([name]) => name);
-  for (const name of inScope.filter((n) => ALONE.includes(n))) await one(name);
-  const queue = inScope.filter((n) => !ALONE.includes(n));
-  await Promise.all(
-    Array.from({ length: AT_ONCE }, async () => {
-      for (let name = queue.shift(); name !== undefined; name = queue.shift()) await one(name);
-    }),
-  );
+    else results.delete(name);
+  }
+  if (rerun.length > 0) process.stderr.write(`conformance client: run again alone after failing in the parallel run: ${rerun.join(', ')}\n`);
 }, 600_000);
 
 describe('the official MCP conformance suite against the import client (importMcpServers)', () => {

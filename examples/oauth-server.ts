@@ -42,6 +42,12 @@ export interface OAuthServerOptions {
   readonly defaultScopes?: readonly string[];
   /** `tools/call` of a tool here needs this scope as well (403 `insufficient_scope` without it). */
   readonly toolScopes?: Readonly<Record<string, string>>;
+  /**
+   * The scope a 403 `insufficient_scope` names: `'all'` (default: the token's and the one it
+   * lacks) or `'missing'` (only the one it lacks, as some servers do: the client must ask for
+   * the union itself).
+   */
+  readonly stepUpNames?: 'all' | 'missing';
   /** Access token lifetime, s (default 3600). */
   readonly accessTokenTtlSec?: number;
   /** Pre-registered clients. */
@@ -243,7 +249,7 @@ export async function startOAuthServer(options: OAuthServerOptions): Promise<OAu
         const needed = toolScopes[message.params?.name ?? ''];
         if (needed && !grant.scope.split(' ').includes(needed)) {
           log.push('403');
-          const scope = [...new Set([...grant.scope.split(' '), needed])].join(' ');
+          const scope = options.stepUpNames === 'missing' ? needed : [...new Set([...grant.scope.split(' '), needed])].join(' ');
           res.writeHead(403, { 'www-authenticate': challenge(`error="insufficient_scope", scope="${scope}", `), 'content-type': 'application/json' }).end(JSON.stringify({ error: 'insufficient_scope' }));
           return;
         }

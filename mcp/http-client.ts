@@ -81,6 +81,19 @@ function insufficientScope(response: Response): { scope: string | undefined } | 
   return { scope: /scope="([^"]*)"/i.exec(header)?.[1] };
 }
 
+/** The url a request went to, without its query (to tell the MCP endpoint from the authorization server). */
+function endpoint(input: Parameters<Fetch>[0]): string {
+  const href = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
+  try {
+    const u = new URL(href);
+    u.search = '';
+    u.hash = '';
+    return u.href;
+  } catch {
+    return href;
+  }
+}
+
 /** What to say when a server answers 401 and no OAuth is configured. */
 export function oauthHint(server: string): string {
   return `the server answered HTTP 401: this server needs authorization. If it uses OAuth, set "oauth": true in its mcp.json entry (oauth: true in importMcpServers) and run "ptc mcp login ${server}"; otherwise give its token as a header`;
@@ -109,11 +122,14 @@ export async function connectHttp(client: Client, spec: McpHttpServerSpec, onTra
   const headers = { ...(spec.headers ?? {}) };
   const url = new URL(spec.url);
   const bounded = boundedFetch();
+  const mcpEndpoint = endpoint(url);
   const fetchImpl: Fetch = auth
     ? async (input, init) => {
         const response = await bounded(input, init);
         const refused = insufficientScope(response);
+        // Throws (McpAuthError naming the scope) when a step-up already asked for it.
         if (refused) auth.noteInsufficientScope(refused.scope);
+        else if (response.ok && endpoint(input) === mcpEndpoint) auth.noteAnswered();
         return response;
       }
     : bounded;

@@ -74,6 +74,8 @@ export class McpOAuthProvider implements OAuthClientProvider {
   #oauthState: string | undefined;
   #code: string | undefined;
   #stepUpScope: string | undefined;
+  /** Scopes step-ups asked for since the server last answered (see noteInsufficientScope). */
+  readonly #askedInStepUp = new Set<string>();
   #waiting = false;
   readonly #seen = new Set<string>();
 
@@ -129,11 +131,31 @@ export class McpOAuthProvider implements OAuthClientProvider {
     return code;
   }
 
-  /** A request was refused for want of `scope`: the next authorization asks for it. */
+  /**
+   * A request was refused (403 `insufficient_scope`) for want of `scope`: the next authorization
+   * asks for the union of what the token has, what earlier step-ups asked for and `scope` (a
+   * server may name only the scope it misses). Once only: when a step-up already asked for all
+   * of `scope` and the server still refuses, throws an {@link McpAuthError} naming it.
+   */
   noteInsufficientScope(scope: string | undefined): void {
-    const granted = this.#state.tokens?.scope?.split(' ') ?? [];
+    const granted = this.#state.tokens?.scope?.split(' ').filter(Boolean) ?? [];
     const wanted = (scope ?? '').split(' ').filter(Boolean);
-    if (wanted.length > 0 && wanted.some((s) => !granted.includes(s))) this.#stepUpScope = [...new Set([...granted, ...wanted])].join(' ');
+    if (wanted.length === 0) return;
+    if (wanted.every((s) => this.#askedInStepUp.has(s))) {
+      this.#stepUpScope = undefined;
+      throw new McpAuthError(
+        this.context.server,
+        `refused the request for want of scope "${wanted.join(' ')}" after it was authorized again asking for it: the authorization server did not grant it (the account or client may not be allowed it)`,
+      );
+    }
+    const union = [...new Set([...granted, ...this.#askedInStepUp, ...wanted])];
+    for (const s of union) this.#askedInStepUp.add(s);
+    this.#stepUpScope = union.join(' ');
+  }
+
+  /** The server answered a request: a later refusal is a new step-up, not the same one again. */
+  noteAnswered(): void {
+    this.#askedInStepUp.clear();
   }
 
   #remember(...values: (string | undefined)[]): void {
@@ -214,6 +236,8 @@ export class McpOAuthProvider implements OAuthClientProvider {
     if (!show) {
       throw new McpAuthError(server, `needs a login: run "ptc mcp login ${server}" (or give oauth.authorize to show the authorization url to a person)`);
     }
+    // The SDK asks for the scope the server's 403 named; a step-up asks for the union (see noteInsufficientScope).
+    if (this.#stepUpScope !== undefined) authorizationUrl.searchParams.set('scope', this.#stepUpScope);
     const state = this.#oauthState ?? authorizationUrl.searchParams.get('state') ?? '';
     this.#waiting = true;
     const wait = await waitForRedirect({ server, port: this.#port!, state, timeoutMs: this.options.authorizeTimeoutMs ?? DEFAULT_AUTHORIZE_TIMEOUT_MS });

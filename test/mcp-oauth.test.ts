@@ -11,7 +11,7 @@ import { runCli } from '../cli/main.js';
 import { startEverythingHttp, startOAuthServer, type OAuthServer } from '../examples/oauth-server.js';
 import { createMemoryTokenStore, importMcpServers, McpAuthError, McpServerStartError, parseMcpConfig, type McpImport } from '../mcp/index.js';
 import { createRunCodeTool } from '../runtime/index.js';
-import { createToolHost, memoryJsonlSink } from '../tools/index.js';
+import { createToolHost, memoryJsonlSink, type ToolExecContext } from '../tools/index.js';
 
 /** A person's browser that approves: opens the authorization url and follows its redirect to the loopback listener. */
 async function browse(url: string): Promise<void> {
@@ -137,6 +137,70 @@ describe('when server-everything is behind a local OAuth authorization server', 
   }, 60_000);
 });
 
+describe('step-up when the server names only the scope a token lacks', () => {
+  let server: OAuthServer;
+  const opened: string[] = [];
+  const authorize = async (url: string) => {
+    opened.push(url);
+    await browse(url);
+  };
+  beforeAll(async () => {
+    // mcp:root is a scope no token is ever granted (the authorization server does not know it).
+    server = await startOAuthServer({ upstream: everything.url, scopes: ['mcp', 'mcp:admin'], toolScopes: { 'get-tiny-image': 'mcp:admin', 'get-env': 'mcp:root' }, stepUpNames: 'missing' });
+  });
+  afterAll(() => server?.close());
+
+  it('asks for the union of the scopes the token has and the one named, and the call goes through', async () => {
+    const imported = await importMcpServers([{ name: 'ev', url: server.mcpUrl, oauth: { authorize, store: createMemoryTokenStore() } }], { startTimeoutMs: 20_000 });
+    try {
+      const host = createToolHost();
+      imported.register(host);
+      expect(new URL(opened.at(-1)!).searchParams.get('scope')).toBe('mcp');
+      const before = server.log.length;
+      const r = await host.call({ id: 'c', name: 'ev.get-tiny-image', args: {} });
+      expect(r.isError, JSON.stringify(r.error)).toBe(false);
+      expect(server.log.slice(before)).toEqual(['403', 'authorize', 'token:authorization_code']);
+      expect(new URL(opened.at(-1)!).searchParams.get('scope')?.split(' ').sort()).toEqual(['mcp', 'mcp:admin']);
+      // The token kept the first scope: a tool that needs only it still works without a login.
+      const logins = opened.length;
+      expect((await host.call({ id: 'e', name: 'ev.echo', args: { message: 'still' } })).value).toBe('Echo: still');
+      expect(opened.length).toBe(logins);
+    } finally {
+      await imported.close();
+    }
+  }, 60_000);
+
+  it('steps up once: when the new token still lacks the scope, the call fails with McpAuthError naming it', async () => {
+    const imported = await importMcpServers([{ name: 'ev', url: server.mcpUrl, oauth: { authorize, store: createMemoryTokenStore() } }], { startTimeoutMs: 20_000 });
+    try {
+      const host = createToolHost();
+      imported.register(host);
+      const logins = opened.length;
+      const before = server.log.length;
+      const r = await host.call({ id: 'c', name: 'ev.get-env', args: {} });
+      expect(r.isError).toBe(true);
+      expect(r.error?.message).toMatch(/MCP server "ev": refused the request for want of scope "mcp:root" after it was authorized again asking for it/);
+      // One login asking for the union, then the second refusal ends it.
+      expect(opened.length).toBe(logins + 1);
+      expect(new URL(opened.at(-1)!).searchParams.get('scope')?.split(' ').sort()).toEqual(['mcp', 'mcp:root']);
+      expect(server.log.slice(before)).toEqual(['403', 'authorize', 'token:authorization_code', '403']);
+      // What the tool throws is an McpAuthError; asked again at once, it fails without another login.
+      const tool = imported.tools.find((t) => t.name === 'ev.get-env')!;
+      const thrown = await Promise.resolve(tool.execute({}, { signal: new AbortController().signal } as ToolExecContext)).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(McpAuthError.isInstance(thrown)).toBe(true);
+      expect((thrown as McpAuthError).message).toContain('scope "mcp:root"');
+      expect(opened.length).toBe(logins + 1);
+      // The next call that needs a scope the token has still works.
+      expect((await host.call({ id: 'e', name: 'ev.echo', args: { message: 'after' } })).value).toBe('Echo: after');
+    } finally {
+      await imported.close();
+    }
+  }, 60_000);
+});
+
 describe('when a service uses client credentials with a pre-registered client', () => {
   let server: OAuthServer;
   const clientSecret = 'cc-secret-0123456789abcdef';
@@ -158,6 +222,36 @@ describe('when a service uses client credentials with a pre-registered client', 
       expect((await store.load())?.tokens?.access_token).toBe(server.issued[0]);
     } finally {
       await imported.close();
+    }
+  }, 60_000);
+
+  it('steps up under client credentials too: a new token for the union of the scopes, once', async () => {
+    const stepUp = await startOAuthServer({
+      upstream: everything.url,
+      scopes: ['mcp', 'mcp:admin'],
+      toolScopes: { 'get-tiny-image': 'mcp:admin', 'get-env': 'mcp:root' },
+      stepUpNames: 'missing',
+      clients: [{ clientId: 'svc', clientSecret, redirectUris: [], grantTypes: ['client_credentials'] }],
+    });
+    const store = createMemoryTokenStore();
+    const imported = await importMcpServers([{ name: 'svc', url: stepUp.mcpUrl, oauth: { grant: 'client_credentials', clientId: 'svc', clientSecret, store } }], { startTimeoutMs: 20_000 });
+    try {
+      const host = createToolHost();
+      imported.register(host);
+      expect((await store.load())?.tokens?.scope).toBe('mcp');
+      const before = stepUp.log.length;
+      const r = await host.call({ id: 'a', name: 'svc.get-tiny-image', args: {} });
+      expect(r.isError, JSON.stringify(r.error)).toBe(false);
+      expect(stepUp.log.slice(before)).toEqual(['403', 'token:client_credentials']);
+      expect((await store.load())?.tokens?.scope?.split(' ').sort()).toEqual(['mcp', 'mcp:admin']);
+      const next = stepUp.log.length;
+      const refused = await host.call({ id: 'b', name: 'svc.get-env', args: {} });
+      expect(refused.isError).toBe(true);
+      expect(refused.error?.message).toMatch(/MCP server "svc": refused the request for want of scope "mcp:root"/);
+      expect(stepUp.log.slice(next)).toEqual(['403', 'token:client_credentials', '403']);
+    } finally {
+      await imported.close();
+      await stepUp.close();
     }
   }, 60_000);
 

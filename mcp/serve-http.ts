@@ -38,7 +38,7 @@ import { resolveHttpBounds } from './http-bounds.js';
 import { resolveListenOptions } from './http-options.js';
 import { SessionTable } from './http-sessions.js';
 import { errorText } from '../tools/index.js';
-import { checkAgentId, createMcpServer, MAX_STDIO_MESSAGE_BYTES, type McpServeOptions } from './serve.js';
+import { checkAgentId, checkLogLevel, createMcpServer, MAX_STDIO_MESSAGE_BYTES, type McpServeOptions } from './serve.js';
 
 /** Options of {@link serveMcpHttp}. */
 export interface McpHttpServeOptions extends McpServeOptions {
@@ -173,6 +173,7 @@ async function readBody(req: IncomingMessage, res: ServerResponse, max: number):
 export async function serveMcpHttp(options: McpHttpServeOptions): Promise<McpHttpServer> {
   const { hostname, port: requestedPort, path, stateful, maxSessions, sessionIdleMs: idleMs } = resolveListenOptions(options);
   const bounds = resolveHttpBounds(options as unknown as Record<string, unknown>, maxSessions);
+  checkLogLevel('serveMcpHttp', options.logLevel);
   if (options.authenticate !== undefined && typeof options.authenticate !== 'function') throw new McpConfigError('serveMcpHttp', 'authenticate must be a function');
   if (options.authenticate && options.authToken !== undefined) throw new McpConfigError('serveMcpHttp', 'give authToken or authenticate, not both');
   if (!isLoopback(hostname) && !options.authToken && !options.authenticate) {

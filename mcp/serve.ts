@@ -26,7 +26,7 @@ import type { Writable } from 'node:stream';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { CallToolRequestSchema, ListToolsRequestSchema, SetLevelRequestSchema, type CallToolResult, type ServerNotification, type Tool as McpToolShape } from '@modelcontextprotocol/sdk/types.js';
-import { LOG_LEVELS, toModelJsonSchema, visibleText, type LogLevel, type ToolEvent, type ApprovalChannel, type ContentBlock, type JsonValue, type Tool, type ToolHost, type ToolResult } from '../tools/index.js';
+import { InvalidOptionError, LOG_LEVELS, toModelJsonSchema, visibleText, type LogLevel, type ToolEvent, type ApprovalChannel, type ContentBlock, type JsonValue, type Tool, type ToolHost, type ToolResult } from '../tools/index.js';
 import { McpConfigError, McpMessageTooLargeError } from './errors.js';
 import { mcpToolMetaOf } from './tool-meta.js';
 
@@ -59,12 +59,26 @@ export interface McpServeOptions {
    * credential instead, per request.
    */
   readonly agent?: string;
+  /**
+   * The least severe level of the log notifications sent until the client's `logging/setLevel`
+   * (default `debug`: all). A client's level lasts for its session (stdio, or HTTP with
+   * sessions); over stateless HTTP every request has its own server, so a `setLevel` lasts for
+   * its own request only and this is the level every request gets.
+   */
+  readonly logLevel?: LogLevel;
 }
 
 /** An agent id must be plain text: it names spills, runs and jobs, and is shown to operators. */
 export function checkAgentId(agent: unknown, source: string): asserts agent is string {
   if (typeof agent !== 'string' || agent.length === 0 || agent.length > 200 || visibleText(agent) !== agent) {
     throw new McpConfigError(source, 'agent must be a string of 1-200 printable characters');
+  }
+}
+
+/** Checks {@link McpServeOptions.logLevel}; throws InvalidOptionError naming `where`. */
+export function checkLogLevel(where: string, level: unknown): void {
+  if (level !== undefined && !(LOG_LEVELS as readonly unknown[]).includes(level)) {
+    throw new InvalidOptionError({ where, option: 'logLevel', value: level, expected: `one of ${LOG_LEVELS.join(', ')}` });
   }
 }
 
@@ -213,9 +227,11 @@ export function createMcpServer(options: McpServeOptions): McpServer {
     return tools.filter((t) => t.name === runCodeName || t.name === toolSearchName || (withRunCode && (t.name === SPILL_READ_NAME || t.name === RUN_RESULT_NAME)) || options.exposeTools === true);
   };
 
-  // The client's logging/setLevel: the least severe level it wants (default: all). Over stateless
-  // HTTP each request has its own server, so a level lasts for its request only.
-  let minLevel = 0;
+  // The client's logging/setLevel: the least severe level it wants (default: the server's
+  // logLevel, else all). Over stateless HTTP each request has its own server, so a level lasts
+  // for its request only.
+  checkLogLevel('createMcpServer', options.logLevel);
+  let minLevel = options.logLevel ? LOG_LEVELS.indexOf(options.logLevel) : 0;
   server.setRequestHandler(SetLevelRequestSchema, async (request) => {
     minLevel = Math.max(0, LOG_LEVELS.indexOf(request.params.level as LogLevel));
     return {};

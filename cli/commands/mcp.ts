@@ -12,7 +12,7 @@
  */
 import type { Writable } from 'node:stream';
 import type { Command } from 'commander';
-import { InvalidOptionError, visibleText } from '../../tools/index.js';
+import { InvalidOptionError, LOG_LEVELS, visibleText, type LogLevel } from '../../tools/index.js';
 import { CliError, EXIT } from '../errors.js';
 import { buildSessionHost, parseIsolation, parseOsSandbox, traceFlags, type SessionFlags } from '../session-host.js';
 import { openRedisStoresFromEnv } from '../redis-store-spec.js';
@@ -20,6 +20,11 @@ import { agentTokensFromEnv } from '../agent-tokens.js';
 import { reserveStdout } from '../stdout-guard.js';
 import { durableSettings, type DurableSettings } from '../store-spec.js';
 import { registerMcpLogin } from './mcp-login.js';
+
+function parseLogLevel(value: string): LogLevel {
+  if ((LOG_LEVELS as readonly string[]).includes(value)) return value as LogLevel;
+  throw new CliError(`--log-level must be one of ${LOG_LEVELS.join(', ')}, got ${JSON.stringify(visibleText(value).slice(0, 60))}`);
+}
 
 function parseServeApprove(value: string): 'no' | 'client' {
   if (value === 'no' || value === 'client') return value;
@@ -55,6 +60,7 @@ interface ServeFlags {
   durableKeyEnv?: string;
   durablePreviousKeyEnv?: string;
   storeEnv?: string;
+  logLevel?: LogLevel;
 }
 
 /** Registers `ptc mcp`. */
@@ -79,6 +85,7 @@ export function registerMcp(program: Command): void {
     .option('--mcp-config <mcp.json>', 'import the servers of an mcp.json; repeatable', collect, [])
     .option('--store-env <NAME>', 'with --http: share spills between replicas through the Redis whose redis:// URL is in this environment variable (never on the command line)')
     .option('--mcp-verbose', "show the imported MCP servers' stderr and log messages on stderr (escaped, lines cut at 4,000 characters)")
+    .option('--log-level <level>', "the least severe log notification sent until a client's logging/setLevel (default debug: all); over stateless --http, where a setLevel lasts for its own request only, the level every request gets", parseLogLevel)
     .option('--store <file:DIR>', "durable runs: a program's approval ask suspends its run into this store (answer with ptc runs approve|deny); run_result gives the model the outcome")
     .option('--durable-key-env <NAME>', 'with --store: the secret (at least 32 bytes) that signs resume tokens, read from this environment variable')
     .option('--durable-previous-key-env <NAME>', 'with --store: a previous key that still verifies tokens (key rotation)')
@@ -119,7 +126,7 @@ async function serve(flags: ServeFlags, out: Writable): Promise<void> {
   process.once('SIGTERM', onSignal);
   process.once('SIGINT', onSignal);
   try {
-    await serveMcpStdio({ host: session.host, runCodeName: session.runCode.name, exposeTools: flags.exposeTools === true, signal: stop.signal, stdout: out, ...(approval ? { approval } : {}) });
+    await serveMcpStdio({ host: session.host, runCodeName: session.runCode.name, exposeTools: flags.exposeTools === true, signal: stop.signal, stdout: out, ...(approval ? { approval } : {}), ...(flags.logLevel ? { logLevel: flags.logLevel } : {}) });
   } catch (err) {
     if (McpMessageTooLargeError.isInstance(err)) throw new CliError((err as Error).message, EXIT.failed);
     throw err;
@@ -202,6 +209,7 @@ async function serveHttp(flags: ServeFlags, address: { hostname: string; port: n
       ...(flags.allowedHost.length > 0 ? { allowedHosts: flags.allowedHost } : {}),
       ...(token ? { authToken: token } : {}),
       ...(authenticate ? { authenticate } : {}),
+      ...(flags.logLevel ? { logLevel: flags.logLevel } : {}),
       // Elicitation's answer must reach the session that asked: approval turns sessions on.
       ...(approval ? { approval } : {}),
     });

@@ -17,6 +17,7 @@
  *   coalesced to one per `progressIntervalMs` per job (the last one is flushed before the end),
  *   `job/end` exactly once.
  */
+import { randomBytes } from 'node:crypto';
 import type { JobProgressInfo, UnstampedEvent } from '../events.js';
 import { materializeJson, type JsonValue } from '../json.js';
 import type { AgentRef } from '../types.js';
@@ -27,6 +28,18 @@ import { DEFAULT_JOB_READ_BYTES, type JobInfo, type JobManager, type JobManagerO
 
 
 const KIND = /^[A-Za-z][A-Za-z0-9_-]{0,31}$/;
+
+/** The shape of a job id: `job_` and 128 random bits in hex. */
+export const JOB_ID = /^job_[0-9a-f]{32}$/;
+
+/**
+ * A new job id: 128 random bits, so no program or agent can guess another job's id from its own
+ * (ownership is still checked on every lookup; an unguessable id keeps a leaked list of one
+ * replica's ids or a counter from saying anything about the next).
+ */
+export function newJobId(): string {
+  return `job_${randomBytes(16).toString('hex')}`;
+}
 const NO_OWNER = '\u0000no-agent';
 
 interface Job {
@@ -77,7 +90,6 @@ export function createJobManager(env: { readonly emit: (event: UnstampedEvent) =
   const progressIntervalMs = options.progressIntervalMs ?? 250;
   if (!(progressIntervalMs >= 0)) throw new InvalidOptionError({ where: 'createToolHost', option: 'jobs.progressIntervalMs', value: progressIntervalMs, expected: 'a number of ms >= 0' });
   const jobs = new Map<string, Job>();
-  const counters = new Map<string, number>();
   let closed = false;
 
   const visible = (owner: AgentRef | undefined, jobId: unknown): Job => {
@@ -153,9 +165,7 @@ export function createJobManager(env: { readonly emit: (event: UnstampedEvent) =
       const running = [...jobs.values()].filter((j) => j.ownerKey === ownerKey && j.status === 'running').length;
       if (running >= maxRunning) throw new JobStartError('owner', `already has ${running} running jobs (maxRunningPerOwner is ${maxRunning}); kill or wait for one first`);
 
-      const n = (counters.get(kind) ?? 0) + 1;
-      counters.set(kind, n);
-      const jobId = `${kind}-${n}`;
+      const jobId = newJobId();
       let settle!: () => void;
       const settled = new Promise<void>((resolve) => (settle = resolve));
       const job: Job = {

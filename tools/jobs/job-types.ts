@@ -20,7 +20,7 @@ export interface JobRunContext {
 
 /** Options of {@link JobManager.start}. */
 export interface JobStartOptions {
-  /** A short type name, also the prefix of the id: `^[A-Za-z][A-Za-z0-9_-]{0,31}$` (`bash` -> `bash-1`). */
+  /** A short type name: `^[A-Za-z][A-Za-z0-9_-]{0,31}$`. The job's id is random (`job_` and 32 hex digits), never derived from it. */
   readonly kind: string;
   /** One line for humans and the model (truncated to 200 characters). */
   readonly label: string;

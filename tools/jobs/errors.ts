@@ -22,3 +22,11 @@ export class JobStartError extends PtcError {
     super(`Cannot start job: ${field} ${problem}`);
   }
 }
+
+/** A synchronous `host.jobs` method called on a host whose jobs are shared: it would see one replica only. */
+export class JobsNeedAsyncError extends PtcError {
+  override readonly name = 'JobsNeedAsyncError';
+  constructor(readonly method: string) {
+    super(`host.jobs.${method} is synchronous and sees this replica only, but this host's jobs are shared through a job store: call host.jobs.${method}Async.`);
+  }
+}

@@ -98,6 +98,7 @@ export {
   InvalidOptionError,
   JobsNeedAsyncError,
   JobStartError,
+  JobStoreError,
   NotJsonError,
   PtcError,
   ToolCallError,

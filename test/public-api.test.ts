@@ -47,6 +47,7 @@ const INTERNAL_TO_LAYERS: Readonly<Record<string, string>> = {
   reportSuspension: "hands a suspension to an adapter's onSuspended and takes the token out of the result (adapters)",
   APPROVAL_BUDGET: "the call-options key a run's bridge sets on its children: its budget of approval waits (bridge)",
   ApprovalBudget: 'its shape',
+  sliceRing: "a page of an output ring kept elsewhere, as OutputRing.read pages its own (redis job store)",
 };
 
 /** The type-only names among them (no runtime value to find). */

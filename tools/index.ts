@@ -111,9 +111,11 @@ export {
   jobInfoSchema,
   JobsNeedAsyncError,
   JobStartError,
+  JobStoreError,
   LEASE_LOST_ERROR,
   MAX_JOB_READ_BYTES,
   MAX_JOB_WAIT_MS,
+  sliceRing,
   UnknownJobError,
 } from './jobs/index.js';
 export type { BackgroundHandle, JobInfo, JobManager, JobManagerOptions, JobOutcome, JobReadResult, JobRunContext, JobStartOptions, JobStatus, JobStore, StoppedJob, StoredJob } from './jobs/index.js';

@@ -30,3 +30,15 @@ export class JobsNeedAsyncError extends PtcError {
     super(`host.jobs.${method} is synchronous and sees this replica only, but this host's jobs are shared through a job store: call host.jobs.${method}Async.`);
   }
 }
+
+/** A shared job store failed (its server unreachable, a script error): says what it was doing. */
+export class JobStoreError extends PtcError {
+  override readonly name = 'JobStoreError';
+  constructor(
+    readonly operation: string,
+    readonly detail: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`Job store failed to ${operation}: ${detail.replace(/\.+$/, '')}.`, options);
+  }
+}

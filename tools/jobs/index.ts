@@ -7,6 +7,6 @@ export type { JobInfo, JobManager, JobManagerOptions, JobReadResult, JobRunConte
 export { createJobTools, jobInfoSchema, MAX_JOB_READ_BYTES, MAX_JOB_WAIT_MS } from './job-tools.js';
 export { backgroundHandleSchema, isBackgroundHandle } from './handle.js';
 export type { BackgroundHandle } from './handle.js';
-export { JobsNeedAsyncError, JobStartError, UnknownJobError } from './errors.js';
-export { DEFAULT_JOB_OUTPUT_BYTES, OutputRing } from './output-ring.js';
+export { JobsNeedAsyncError, JobStartError, JobStoreError, UnknownJobError } from './errors.js';
+export { DEFAULT_JOB_OUTPUT_BYTES, OutputRing, sliceRing } from './output-ring.js';
 export type { OutputSlice } from './output-ring.js';

@@ -227,6 +227,8 @@ export function createSharedJobManager(env: { readonly emit: (event: UnstampedEv
 
   /** Records the job in the store; resolves with the local job ready to launch. */
   const register = async (checked: ReturnType<typeof checkStart>, jobId: string) => {
+    // No job of this replica exists before it listens for kills (a kill could be missed until the next renewal).
+    await watching.catch(() => undefined);
     const startedAt = env.now();
     let settle!: () => void;
     const settled = new Promise<void>((resolve) => (settle = resolve));

@@ -96,7 +96,9 @@ export type { JsonObject, JsonValue } from './tools/index.js';
 export {
   errorText,
   InvalidOptionError,
+  JobsNeedAsyncError,
   JobStartError,
+  JobStoreError,
   NotJsonError,
   PtcError,
   ToolCallError,
@@ -198,10 +200,14 @@ export type { Card, CardKind, CodeChildCall, GenericCard, PendingCard, PresentCa
 export {
   backgroundHandleSchema,
   createJobTools,
+  createMemoryJobStore,
   DEFAULT_JOB_OUTPUT_BYTES,
   DEFAULT_JOB_READ_BYTES,
   isBackgroundHandle,
+  isJobStore,
+  JOB_ID,
   jobInfoSchema,
+  LEASE_LOST_ERROR,
   MAX_JOB_READ_BYTES,
   MAX_JOB_WAIT_MS,
 } from './tools/index.js';
@@ -210,8 +216,12 @@ export type {
   JobInfo,
   JobManager,
   JobManagerOptions,
+  JobOutcome,
   JobReadResult,
   JobRunContext,
   JobStartOptions,
   JobStatus,
+  JobStore,
+  StoppedJob,
+  StoredJob,
 } from './tools/index.js';

@@ -319,12 +319,13 @@ describe('when a context manager is registered', () => {
     const s = setup();
     s.host.hooks.execute(s.sink.middleware);
     const gate = deferred();
+    let buildId = '';
     s.host.register(
       defineTool({
         name: 'start_jobs',
         description: 'Starts two background jobs.',
         execute: (_args, exec) => {
-          exec.host.jobs.start({ kind: 'build', label: 'npm run build', run: async ({ progress }) => (progress({ done: 1, total: 2 }), await gate.promise, 'built') });
+          buildId = exec.host.jobs.start({ kind: 'build', label: 'npm run build', run: async ({ progress }) => (progress({ done: 1, total: 2 }), await gate.promise, 'built') }).jobId;
           exec.host.jobs.start({ kind: 'watch', label: 'tail -f', run: () => new Promise(() => {}) });
           return 'started';
         },
@@ -333,13 +334,13 @@ describe('when a context manager is registered', () => {
     await s.host.call({ id: 'j', name: 'start_jobs', args: {} });
     expect(s.sink.openSpans).toBe(2);
     gate.resolve();
-    await s.host.jobs.wait(undefined, 'build-1');
+    await s.host.jobs.wait(undefined, buildId);
     s.host.close();
     const [call] = s.named('execute_tool start_jobs');
     const [build] = s.named('job build');
     const [watch] = s.named('job watch');
     expect(build!.parentSpanContext?.spanId).toBe(call!.spanContext().spanId);
-    expect(build!.attributes).toMatchObject({ 'ptc.job.id': 'build-1', 'ptc.job.kind': 'build', 'ptc.job.status': 'succeeded' });
+    expect(build!.attributes).toMatchObject({ 'ptc.job.id': buildId, 'ptc.job.kind': 'build', 'ptc.job.status': 'succeeded' });
     expect(build!.attributes['ptc.job.label']).toBeUndefined();
     expect(build!.events.map((e) => [e.name, e.attributes])).toEqual([['ptc.job.progress', { 'ptc.job.done': 1, 'ptc.job.total': 2 }]]);
     expect(build!.status.code).toBe(SpanStatusCode.UNSET);

@@ -102,6 +102,8 @@ export async function openRedis(connection: RedisConnection): Promise<OpenedRedi
 /** A Lua script run by its digest, loaded on first use (and again after a server restart). */
 export interface LuaScript {
   call(client: Redis, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown>;
+  /** As `call`, with the reply's strings as Buffers (bytes that are not whole UTF-8 characters survive). */
+  callBuffer(client: Redis, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown>;
 }
 
 export function luaScript(source: string): LuaScript {
@@ -113,6 +115,14 @@ export function luaScript(source: string): LuaScript {
       } catch (err) {
         if (!/NOSCRIPT/.test(errorText(err))) throw err;
         return client.eval(source, keys.length, ...keys, ...args);
+      }
+    },
+    async callBuffer(client, keys, args) {
+      try {
+        return await client.callBuffer('EVALSHA', sha, keys.length, ...keys, ...args);
+      } catch (err) {
+        if (!/NOSCRIPT/.test(errorText(err))) throw err;
+        return client.callBuffer('EVAL', source, keys.length, ...keys, ...args);
       }
     },
   };

@@ -41,16 +41,17 @@ describe('run_code with background: true', () => {
     const watch = watchSession(host);
     const code = 'const a = await tools.slow_step({ n: 1 });\nconst b = await tools.slow_step({ n: 2 });\nreturn a + b;';
     const started = await host.call({ id: 'bg1', name: 'run_code', args: { code, background: true } }, { agent });
-    expect(started.value).toEqual({ kind: 'background', jobId: 'run_code-1' });
-    expect(host.jobs.list(agent)).toMatchObject([{ jobId: 'run_code-1', status: 'running', label: 'run_code: const a = await tools.slow_step({ n: 1 });' }]);
+    expect(started.value).toEqual({ kind: 'background', jobId: expect.stringMatching(/^job_[0-9a-f]{32}$/) });
+    const { jobId } = started.value as { jobId: string };
+    expect(host.jobs.list(agent)).toMatchObject([{ jobId, status: 'running', label: 'run_code: const a = await tools.slow_step({ n: 1 });' }]);
 
     await until(() => gates.length === 1);
     gates.shift()!();
     await until(() => gates.length === 1);
     gates.shift()!();
-    await host.jobs.wait(agent, 'run_code-1');
+    await host.jobs.wait(agent, jobId);
 
-    const read = await host.call({ id: 'r1', name: 'job_read', args: { jobId: 'run_code-1' } }, { agent });
+    const read = await host.call({ id: 'r1', name: 'job_read', args: { jobId } }, { agent });
     expect(read.value).toMatchObject({ status: 'succeeded', value: { result: 30, calls: [{ tool: 'slow_step', status: 'ok' }, { tool: 'slow_step', status: 'ok' }] } });
 
     const runStart = events.find((e) => e.type === 'ptc/run-start' && e.callId === 'bg1') as Extract<ToolEvent, { type: 'ptc/run-start' }>;
@@ -63,9 +64,9 @@ describe('run_code with background: true', () => {
     const view = watch.view();
     watch.dispose();
     const call = view.calls.find((c) => c.callId === 'bg1')!;
-    expect(call.card).toEqual({ card: 'job', phase: 'result', label: 'run_code', jobKind: 'run_code', jobId: 'run_code-1', status: 'running' });
+    expect(call.card).toEqual({ card: 'job', phase: 'result', label: 'run_code', jobKind: 'run_code', jobId, status: 'running' });
     expect(call.children.map((c) => c.status)).toEqual(['ok', 'ok']);
-    expect(view.jobs.find((j) => j.jobId === 'run_code-1')).toMatchObject({ status: 'succeeded', value: { result: 30 } });
+    expect(view.jobs.find((j) => j.jobId === jobId)).toMatchObject({ status: 'succeeded', value: { result: 30 } });
   });
 
   it("obeys the run's limits: more calls than maxCalls fail the job with the limit named", async () => {

@@ -48,6 +48,7 @@ const INTERNAL_TO_LAYERS: Readonly<Record<string, string>> = {
   APPROVAL_BUDGET: "the call-options key a run's bridge sets on its children: its budget of approval waits (bridge)",
   ApprovalBudget: 'its shape',
   declareJsonSchema: "marks a zod schema as made from a host's JSON Schema, declared verbatim (codegen's jsonSchemaParameters)",
+  sliceRing: "a page of an output ring kept elsewhere, as OutputRing.read pages its own (redis job store)",
 };
 
 /** The type-only names among them (no runtime value to find). */

@@ -24,6 +24,7 @@ import { writeFileSync } from 'node:fs';
 const view = (v: SessionView) => ({ calls: v.calls, jobs: v.jobs, unmatchedDispatches: v.unmatchedDispatches });
 
 let host: ToolHost;
+let bashJobId = '';
 const live: SessionView[] = [];
 const plain = memoryJsonlSink();
 const traceLines: string[] = [];
@@ -71,6 +72,7 @@ beforeAll(async () => {
   expect(run.isError).toBe(false);
   const started = await host.call({ id: 'm8', name: 'bash', args: { command: 'echo one; echo two', background: true } }, { agent });
   const { jobId } = started.value as { jobId: string };
+  bashJobId = jobId;
   await host.jobs.wait(agent, jobId);
   await host.call({ id: 'm9', name: 'job_read', args: { jobId } }, { agent });
   watch.dispose();
@@ -109,9 +111,9 @@ describe('replaySession on a live session', () => {
       expect(child.dispatch).toBeDefined();
     }
     expect(runCall.run).toMatchObject({ outcome: 'ok', calls: 3 });
-    expect(byId.get('m8')!.card).toMatchObject({ card: 'command', phase: 'result', background: true, exitCode: null, jobId: 'bash-1' });
-    expect(byId.get('m9')!.card).toMatchObject({ card: 'job', jobId: 'bash-1', status: 'succeeded' });
-    expect(last.jobs).toMatchObject([{ jobId: 'bash-1', status: 'succeeded', owner: { id: 'agent-1' }, value: { exitCode: 0 } }]);
+    expect(byId.get('m8')!.card).toMatchObject({ card: 'command', phase: 'result', background: true, exitCode: null, jobId: bashJobId });
+    expect(byId.get('m9')!.card).toMatchObject({ card: 'job', jobId: bashJobId, status: 'succeeded' });
+    expect(last.jobs).toMatchObject([{ jobId: bashJobId, status: 'succeeded', owner: { id: 'agent-1' }, value: { exitCode: 0 } }]);
   });
 
   it('rebuilds the final view from the plain log, identical to the live one', () => {

@@ -10,6 +10,7 @@ import { executionModeOf } from './execution-mode.js';
 import { HookLists } from './hooks.js';
 import { createJobManager } from './jobs/job-manager.js';
 import type { JobManagerOptions } from './jobs/job-types.js';
+import { isJobStore, type JobStore } from './jobs/job-store.js';
 import { DEFAULT_APPROVAL_TIMEOUT_MS, type ApprovalChannel } from './approval.js';
 import { runPipeline, type PipelineEnv } from './pipeline.js';
 import { ToolRegistry } from './registry.js';
@@ -39,8 +40,12 @@ export interface ToolHostOptions {
   readonly onEvent?: EventSink;
   /** Clock for event times and durations (default `Date.now`); inject it in tests. */
   readonly now?: () => number;
-  /** Limits of background jobs (output ring size, running and retained jobs per owner). */
-  readonly jobs?: JobManagerOptions;
+  /**
+   * Background jobs: their limits (output ring size, running and retained jobs per owner) and,
+   * past one machine, the store replicas share them through (`{ store, ...limits }`, or the
+   * store alone: `createToolHost({ jobs: stores.jobs })`).
+   */
+  readonly jobs?: JobManagerOptions | JobStore;
 }
 
 /** The longest delay a Node timer takes. */
@@ -63,7 +68,7 @@ export function createToolHost(options: ToolHostOptions = {}): ToolHost {
   let sinks: readonly EventSink[] = options.onEvent ? [options.onEvent] : [];
   const { emit, emitDraft } = createEventDispatch(now, () => sinks);
 
-  const jobs = createJobManager({ emit, now }, options.jobs);
+  const jobs = createJobManager({ emit, now }, isJobStore(options.jobs) ? { store: options.jobs } : options.jobs);
 
   const host: ToolHost = {
     register(tool) {

@@ -102,16 +102,23 @@ export type { Card, CardKind, CodeChildCall, GenericCard, PendingCard, PresentCa
 export {
   backgroundHandleSchema,
   createJobTools,
+  createMemoryJobStore,
   DEFAULT_JOB_OUTPUT_BYTES,
   DEFAULT_JOB_READ_BYTES,
   isBackgroundHandle,
+  isJobStore,
+  JOB_ID,
   jobInfoSchema,
+  JobsNeedAsyncError,
   JobStartError,
+  JobStoreError,
+  LEASE_LOST_ERROR,
   MAX_JOB_READ_BYTES,
   MAX_JOB_WAIT_MS,
+  sliceRing,
   UnknownJobError,
 } from './jobs/index.js';
-export type { BackgroundHandle, JobInfo, JobManager, JobManagerOptions, JobReadResult, JobRunContext, JobStartOptions, JobStatus } from './jobs/index.js';
+export type { BackgroundHandle, JobInfo, JobManager, JobManagerOptions, JobOutcome, JobReadResult, JobRunContext, JobStartOptions, JobStatus, JobStore, StoppedJob, StoredJob } from './jobs/index.js';
 export { declareJsonSchema, isZodObject, isZodSchema, toModelJsonSchema } from './zod-util.js';
 export type {
   AgentRef,

@@ -147,9 +147,10 @@ export function createRunCodeTool(options: RunCodeOptions = {}): RunCodeTool {
   };
 
   // Background runs: a job on the host; the run's own signal is the job's (it outlives the call).
+  // startAsync: with a shared job store, a refusal (a limit) or a store failure is this call's error.
   const backgroundable = (args: { code: string; background?: boolean }, exec: ToolExecContext) => {
     if (!args.background) return execute(args, exec);
-    return exec.host.jobs.start({
+    return exec.host.jobs.startAsync({
       kind: 'run_code',
       label: `run_code: ${args.code.trim().split('\n')[0]!.slice(0, 80)}`,
       ...(exec.agent ? { owner: exec.agent } : {}),

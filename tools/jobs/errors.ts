@@ -22,3 +22,23 @@ export class JobStartError extends PtcError {
     super(`Cannot start job: ${field} ${problem}`);
   }
 }
+
+/** A synchronous `host.jobs` method called on a host whose jobs are shared: it would see one replica only. */
+export class JobsNeedAsyncError extends PtcError {
+  override readonly name = 'JobsNeedAsyncError';
+  constructor(readonly method: string) {
+    super(`host.jobs.${method} is synchronous and sees this replica only, but this host's jobs are shared through a job store: call host.jobs.${method}Async.`);
+  }
+}
+
+/** A shared job store failed (its server unreachable, a script error): says what it was doing. */
+export class JobStoreError extends PtcError {
+  override readonly name = 'JobStoreError';
+  constructor(
+    readonly operation: string,
+    readonly detail: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`Job store failed to ${operation}: ${detail.replace(/\.+$/, '')}.`, options);
+  }
+}

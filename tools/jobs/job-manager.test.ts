@@ -21,32 +21,33 @@ describe('host.jobs', () => {
     const { host } = setup();
     const gate = deferred();
     const handle = host.jobs.start({ kind: 'bash', label: 'sleep', owner: alice, run: async () => (await gate.promise, { exitCode: 0 }) });
-    expect(handle).toEqual({ kind: 'background', jobId: 'bash-1' });
+    expect(handle).toEqual({ kind: 'background', jobId: expect.stringMatching(/^job_[0-9a-f]{32}$/) });
     expect(Object.isFrozen(handle)).toBe(true);
-    expect(host.jobs.list(alice)).toMatchObject([{ jobId: 'bash-1', status: 'running' }]);
+    const { jobId } = handle;
+    expect(host.jobs.list(alice)).toMatchObject([{ jobId, status: 'running' }]);
     gate.resolve();
-    await expect(host.jobs.wait(alice, 'bash-1')).resolves.toMatchObject({ status: 'succeeded' });
-    expect(host.jobs.read(alice, 'bash-1')).toMatchObject({ status: 'succeeded', value: { exitCode: 0 } });
+    await expect(host.jobs.wait(alice, jobId)).resolves.toMatchObject({ status: 'succeeded' });
+    expect(host.jobs.read(alice, jobId)).toMatchObject({ status: 'succeeded', value: { exitCode: 0 } });
   });
 
   it('records a throw as failed with its message', async () => {
     const { host } = setup();
-    host.jobs.start({ kind: 'build', label: 'b', run: () => Promise.reject(new Error('compiler crashed')) });
-    await host.jobs.wait(undefined, 'build-1');
-    expect(host.jobs.read(undefined, 'build-1')).toMatchObject({ status: 'failed', error: 'compiler crashed' });
+    const { jobId } = host.jobs.start({ kind: 'build', label: 'b', run: () => Promise.reject(new Error('compiler crashed')) });
+    await host.jobs.wait(undefined, jobId);
+    expect(host.jobs.read(undefined, jobId)).toMatchObject({ status: 'failed', error: 'compiler crashed' });
   });
 
   it('fails a job whose value is not JSON, naming the path', async () => {
     const { host } = setup();
-    host.jobs.start({ kind: 'x', label: 'x', run: () => ({ when: new Date(0) }) });
-    await host.jobs.wait(undefined, 'x-1');
-    expect(host.jobs.read(undefined, 'x-1').error).toMatch(/not JSON: value\.when: a class instance \(Date\)/);
+    const { jobId } = host.jobs.start({ kind: 'x', label: 'x', run: () => ({ when: new Date(0) }) });
+    await host.jobs.wait(undefined, jobId);
+    expect(host.jobs.read(undefined, jobId).error).toMatch(/not JSON: value\.when: a class instance \(Date\)/);
   });
 
   it('streams appended output and pages through it', async () => {
     const { host } = setup();
     const gate = deferred();
-    host.jobs.start({
+    const { jobId } = host.jobs.start({
       kind: 'bash',
       label: 'echo',
       owner: alice,
@@ -58,18 +59,18 @@ describe('host.jobs', () => {
     });
     await Promise.resolve();
     await Promise.resolve();
-    const first = host.jobs.read(alice, 'bash-1', { offset: 0, limit: 7 });
+    const first = host.jobs.read(alice, jobId, { offset: 0, limit: 7 });
     expect(first).toMatchObject({ status: 'running', output: 'line 1\n', nextOffset: 7, outputBytes: 14 });
-    expect(host.jobs.read(alice, 'bash-1', { offset: first.nextOffset }).output).toBe('line 2\n');
+    expect(host.jobs.read(alice, jobId, { offset: first.nextOffset }).output).toBe('line 2\n');
     gate.resolve();
   });
 
   describe('when output exceeds the ring', () => {
     it('keeps the newest bytes and reports the dropped count in reads and in job/end', async () => {
       const { host, events } = setup({ jobs: { outputBytes: 8 } });
-      host.jobs.start({ kind: 'log', label: 'noisy', run: ({ append }) => append('0123456789ABCDEF') });
-      await host.jobs.wait(undefined, 'log-1');
-      expect(host.jobs.read(undefined, 'log-1')).toMatchObject({ output: '89ABCDEF', droppedBytes: 8, skippedBytes: 8, offset: 8 });
+      const { jobId } = host.jobs.start({ kind: 'log', label: 'noisy', run: ({ append }) => append('0123456789ABCDEF') });
+      await host.jobs.wait(undefined, jobId);
+      expect(host.jobs.read(undefined, jobId)).toMatchObject({ output: '89ABCDEF', droppedBytes: 8, skippedBytes: 8, offset: 8 });
       expect(events.find((e) => e.type === 'job/end')).toMatchObject({ outputBytes: 16, droppedBytes: 8 });
     });
   });
@@ -77,16 +78,48 @@ describe('host.jobs', () => {
   describe('ownership', () => {
     it("treats another owner's job exactly like an id that does not exist", () => {
       const { host } = setup();
-      host.jobs.start({ kind: 'bash', label: 'secret', owner: alice, run: () => new Promise(() => {}) });
-      const foreign = captureError(() => host.jobs.read(bob, 'bash-1'));
-      const missing = captureError(() => host.jobs.read(bob, 'bash-99'));
+      const { jobId } = host.jobs.start({ kind: 'bash', label: 'secret', owner: alice, run: () => new Promise(() => {}) });
+      const foreign = captureError(() => host.jobs.read(bob, jobId));
+      const missing = captureError(() => host.jobs.read(bob, 'job_' + '0'.repeat(32)));
       expect(UnknownJobError.isInstance(foreign)).toBe(true);
-      expect((foreign as Error).message).toBe('Unknown job "bash-1". Call job_list to see your jobs.');
-      expect((missing as Error).message).toBe('Unknown job "bash-99". Call job_list to see your jobs.');
-      expect(() => host.jobs.kill(bob, 'bash-1')).toThrow(UnknownJobError);
-      expect(() => host.jobs.read(undefined, 'bash-1')).toThrow(UnknownJobError);
+      expect((foreign as Error).message).toBe(`Unknown job "${jobId}". Call job_list to see your jobs.`);
+      expect((missing as Error).message).toBe(`Unknown job "job_${'0'.repeat(32)}". Call job_list to see your jobs.`);
+      expect(() => host.jobs.kill(bob, jobId)).toThrow(UnknownJobError);
+      expect(() => host.jobs.read(undefined, jobId)).toThrow(UnknownJobError);
       expect(host.jobs.list(bob)).toEqual([]);
       expect(host.jobs.list(alice)).toHaveLength(1);
+      host.close();
+    });
+
+    it('makes ids no one can derive from another: 128 random bits, unrelated to kind, order or host', () => {
+      const { host } = setup();
+      const other = setup().host;
+      const never = () => new Promise(() => {});
+      const ids = [
+        ...Array.from({ length: 8 }, () => host.jobs.start({ kind: 'bash', label: 'x', owner: alice, run: never }).jobId),
+        other.jobs.start({ kind: 'bash', label: 'x', owner: alice, run: never }).jobId,
+      ];
+      for (const id of ids) expect(id).toMatch(/^job_[0-9a-f]{32}$/);
+      expect(new Set(ids).size).toBe(ids.length);
+      // Neither the kind nor a counter shows through, and consecutive ids share no prefix beyond chance.
+      expect(ids.some((id) => id.includes('bash') || /-\d+$/.test(id))).toBe(false);
+      const shared = (a: string, b: string) => [...a.slice(4)].findIndex((c, i) => c !== b[4 + i]);
+      expect(Math.max(...ids.slice(1).map((id, i) => shared(ids[i]!, id)))).toBeLessThan(8);
+      host.close();
+      other.close();
+    });
+
+    it("answers a guess at a neighbour's id exactly as a random id", () => {
+      const { host } = setup();
+      const { jobId } = host.jobs.start({ kind: 'bash', label: 'secret', owner: alice, run: () => new Promise(() => {}) });
+      const mine = host.jobs.start({ kind: 'bash', label: 'mine', owner: bob, run: () => new Promise(() => {}) }).jobId;
+      // Bob's guesses from his own id: the old sequential neighbour and the id one up in hex.
+      const next = `job_${(BigInt(`0x${mine.slice(4)}`) + 1n).toString(16).padStart(32, '0')}`;
+      for (const guess of ['bash-1', 'bash-2', next, jobId]) {
+        const error = captureError(() => host.jobs.read(bob, guess));
+        expect(UnknownJobError.isInstance(error)).toBe(true);
+        expect((error as Error).message).toBe(`Unknown job "${guess}". Call job_list to see your jobs.`);
+      }
       host.close();
     });
 
@@ -103,7 +136,7 @@ describe('host.jobs', () => {
       const { host, events } = setup();
       let signal!: AbortSignal;
       const gate = deferred<string>();
-      host.jobs.start({
+      const { jobId } = host.jobs.start({
         kind: 'bash',
         label: 'long',
         owner: alice,
@@ -115,12 +148,12 @@ describe('host.jobs', () => {
         },
       });
       await Promise.resolve();
-      const info = host.jobs.kill(alice, 'bash-1');
+      const info = host.jobs.kill(alice, jobId);
       expect(info.status).toBe('killed');
       expect(signal.aborted).toBe(true);
       gate.resolve('late value');
       await new Promise((r) => setTimeout(r, 0));
-      const read = host.jobs.read(alice, 'bash-1');
+      const read = host.jobs.read(alice, jobId);
       expect(read).toMatchObject({ status: 'killed', error: 'killed on request', outputBytes: 0 });
       expect(read.value).toBeUndefined();
       expect(events.filter((e) => e.type === 'job/end')).toHaveLength(1);
@@ -128,9 +161,9 @@ describe('host.jobs', () => {
 
     it('leaves a finished job as it is', async () => {
       const { host } = setup();
-      host.jobs.start({ kind: 'x', label: 'x', run: () => 1 });
-      await host.jobs.wait(undefined, 'x-1');
-      expect(host.jobs.kill(undefined, 'x-1').status).toBe('succeeded');
+      const { jobId } = host.jobs.start({ kind: 'x', label: 'x', run: () => 1 });
+      await host.jobs.wait(undefined, jobId);
+      expect(host.jobs.kill(undefined, jobId).status).toBe('succeeded');
     });
   });
 
@@ -138,11 +171,11 @@ describe('host.jobs', () => {
     it("kills the owner's running jobs, forgets them, and leaves other owners' jobs alone", async () => {
       const { host } = setup();
       const never = () => new Promise(() => {});
-      host.jobs.start({ kind: 'bash', label: 'a1', owner: alice, run: never });
+      const { jobId } = host.jobs.start({ kind: 'bash', label: 'a1', owner: alice, run: never });
       host.jobs.start({ kind: 'bash', label: 'b1', owner: bob, run: never });
       expect(host.jobs.disposeOwner(alice)).toBe(1);
       expect(host.jobs.list(alice)).toEqual([]);
-      expect(() => host.jobs.read(alice, 'bash-1')).toThrow(UnknownJobError);
+      expect(() => host.jobs.read(alice, jobId)).toThrow(UnknownJobError);
       expect(host.jobs.list(bob)).toMatchObject([{ status: 'running' }]);
       host.close();
       expect(host.jobs.list(bob)).toMatchObject([{ status: 'killed' }]);
@@ -171,7 +204,7 @@ describe('host.jobs', () => {
       const { host, events, tick } = setup({ jobs: { progressIntervalMs: 100 } });
       const order: string[] = [];
       host.onEvent((e) => order.push(e.type));
-      host.jobs.start({
+      const { jobId } = host.jobs.start({
         kind: 'scan',
         label: 'scan files',
         owner: { id: 'alice', name: 'Alice' },
@@ -186,25 +219,25 @@ describe('host.jobs', () => {
         },
       });
       expect(order).toEqual(['job/start']);
-      await host.jobs.wait({ id: 'alice' }, 'scan-1');
+      await host.jobs.wait({ id: 'alice' }, jobId);
       expect(order).toEqual(['job/start', 'run', 'job/progress', 'job/progress', 'job/progress', 'job/end']);
       expect(jobEvents(events)).toEqual([
-        { type: 'job/start', jobId: 'scan-1', kind: 'scan', label: 'scan files', owner: { id: 'alice', name: 'Alice' }, seq: undefined, time: undefined },
-        { type: 'job/progress', jobId: 'scan-1', progress: { done: 1, total: 3 }, seq: undefined, time: undefined },
-        { type: 'job/progress', jobId: 'scan-1', progress: { done: 3, total: 3, message: 'done' }, seq: undefined, time: undefined },
-        { type: 'job/progress', jobId: 'scan-1', progress: { done: 3, total: 3, message: 'finishing' }, seq: undefined, time: undefined },
-        { type: 'job/end', jobId: 'scan-1', status: 'succeeded', value: 'ok', outputBytes: 0, droppedBytes: 0, durationMs: 100, seq: undefined, time: undefined },
+        { type: 'job/start', jobId, kind: 'scan', label: 'scan files', owner: { id: 'alice', name: 'Alice' }, seq: undefined, time: undefined },
+        { type: 'job/progress', jobId, progress: { done: 1, total: 3 }, seq: undefined, time: undefined },
+        { type: 'job/progress', jobId, progress: { done: 3, total: 3, message: 'done' }, seq: undefined, time: undefined },
+        { type: 'job/progress', jobId, progress: { done: 3, total: 3, message: 'finishing' }, seq: undefined, time: undefined },
+        { type: 'job/end', jobId, status: 'succeeded', value: 'ok', outputBytes: 0, droppedBytes: 0, durationMs: 100, seq: undefined, time: undefined },
       ]);
     });
 
     it('keeps only known, finite progress fields', async () => {
       const { host } = setup();
-      host.jobs.start({
+      const { jobId } = host.jobs.start({
         kind: 'x',
         label: 'x',
         run: ({ progress }) => progress({ done: Number.NaN, total: 5, message: 'm', extra: 'drop me' } as never),
       });
-      await host.jobs.wait(undefined, 'x-1');
+      await host.jobs.wait(undefined, jobId);
       expect(host.jobs.list(undefined)[0]!.progress).toEqual({ total: 5, message: 'm' });
     });
   });
@@ -222,11 +255,13 @@ describe('host.jobs', () => {
 
     it('forgets the oldest finished jobs beyond maxRetainedPerOwner', async () => {
       const { host } = setup({ jobs: { maxRetainedPerOwner: 2 } });
+      const ids: string[] = [];
       for (let i = 0; i < 3; i++) {
         const { jobId } = host.jobs.start({ kind: 'x', label: 'x', run: () => i });
+        ids.push(jobId);
         await host.jobs.wait(undefined, jobId);
       }
-      expect(host.jobs.list(undefined).map((j) => j.jobId)).toEqual(['x-2', 'x-3']);
+      expect(host.jobs.list(undefined).map((j) => j.jobId)).toEqual(ids.slice(1));
     });
 
     it('names the bad field of start', () => {
@@ -242,9 +277,9 @@ describe('host.jobs', () => {
 
     it('refuses a non-string append with a TypeError that fails the job', async () => {
       const { host } = setup();
-      host.jobs.start({ kind: 'x', label: 'x', run: ({ append }) => append(42 as never) });
-      await host.jobs.wait(undefined, 'x-1');
-      expect(host.jobs.read(undefined, 'x-1').error).toMatch(/append\(text\) expects a string, got number/);
+      const { jobId } = host.jobs.start({ kind: 'x', label: 'x', run: ({ append }) => append(42 as never) });
+      await host.jobs.wait(undefined, jobId);
+      expect(host.jobs.read(undefined, jobId).error).toMatch(/append\(text\) expects a string, got number/);
     });
   });
 });

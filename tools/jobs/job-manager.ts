@@ -20,14 +20,14 @@
 import type { JobProgressInfo, UnstampedEvent } from '../events.js';
 import { materializeJson, type JsonValue } from '../json.js';
 import type { AgentRef } from '../types.js';
-import { errorText, InvalidOptionError } from '../errors.js';
+import { errorText } from '../errors.js';
 import { JobStartError, UnknownJobError } from './errors.js';
-import { DEFAULT_JOB_OUTPUT_BYTES, OutputRing } from './output-ring.js';
-import { DEFAULT_JOB_READ_BYTES, type JobInfo, type JobManager, type JobManagerOptions, type JobRunContext, type JobStatus } from './job-types.js';
+import { OutputRing } from './output-ring.js';
+import { checkStart, cleanProgress, jobLimits, newJobId, ownerKeyOf, ownerOfEvent, pageOf, tooManyRunning, untilAborted } from './job-start.js';
+import { createSharedJobManager } from './shared-job-manager.js';
+import type { JobInfo, JobManager, JobManagerOptions, JobRunContext, JobStatus } from './job-types.js';
 
-
-const KIND = /^[A-Za-z][A-Za-z0-9_-]{0,31}$/;
-const NO_OWNER = '\u0000no-agent';
+export { JOB_ID, newJobId } from './job-start.js';
 
 interface Job {
   readonly jobId: string;
@@ -48,36 +48,11 @@ interface Job {
   settle(): void;
 }
 
-function ownerKeyOf(owner: AgentRef | string | undefined): string {
-  if (typeof owner === 'string') return owner;
-  return typeof owner?.id === 'string' ? owner.id : NO_OWNER;
-}
-
-function cleanProgress(info: unknown): JobProgressInfo | undefined {
-  if (typeof info !== 'object' || info === null) return undefined;
-  const raw = info as Record<string, unknown>;
-  const out: { message?: string; done?: number; total?: number } = {};
-  if (typeof raw.message === 'string') out.message = raw.message.slice(0, 1000);
-  if (typeof raw.done === 'number' && Number.isFinite(raw.done)) out.done = raw.done;
-  if (typeof raw.total === 'number' && Number.isFinite(raw.total)) out.total = raw.total;
-  return Object.freeze(out);
-}
-
-function positiveInt(value: number | undefined, fallback: number, what: string): number {
-  const n = value ?? fallback;
-  if (!Number.isInteger(n) || n < 1) throw new InvalidOptionError({ where: 'createToolHost', option: `jobs.${what}`, value, expected: 'a positive integer' });
-  return n;
-}
-
-/** Creates the job manager of a host; `emit` and `now` are the host's. */
+/** Creates the job manager of a host; `emit` and `now` are the host's. With `options.store`, jobs are shared through it. */
 export function createJobManager(env: { readonly emit: (event: UnstampedEvent) => void; readonly now: () => number }, options: JobManagerOptions = {}): JobManager {
-  const outputBytes = positiveInt(options.outputBytes, DEFAULT_JOB_OUTPUT_BYTES, 'outputBytes');
-  const maxRunning = positiveInt(options.maxRunningPerOwner, 16, 'maxRunningPerOwner');
-  const maxRetained = positiveInt(options.maxRetainedPerOwner, 64, 'maxRetainedPerOwner');
-  const progressIntervalMs = options.progressIntervalMs ?? 250;
-  if (!(progressIntervalMs >= 0)) throw new InvalidOptionError({ where: 'createToolHost', option: 'jobs.progressIntervalMs', value: progressIntervalMs, expected: 'a number of ms >= 0' });
+  if (options.store !== undefined) return createSharedJobManager(env, options.store, options);
+  const { outputBytes, maxRunning, maxRetained, progressIntervalMs } = jobLimits(options);
   const jobs = new Map<string, Job>();
-  const counters = new Map<string, number>();
   let closed = false;
 
   const visible = (owner: AgentRef | undefined, jobId: unknown): Job => {
@@ -141,27 +116,17 @@ export function createJobManager(env: { readonly emit: (event: UnstampedEvent) =
   const manager: JobManager = {
     start(options) {
       if (closed) throw new JobStartError('host', 'is closed');
-      if (typeof options !== 'object' || options === null) throw new JobStartError('options', 'must be an object { kind, label, owner, run }');
-      const { kind, label, owner, run } = options;
-      if (typeof kind !== 'string' || !KIND.test(kind)) throw new JobStartError('kind', `must match ${KIND.source}, got ${JSON.stringify(kind) ?? String(kind)}`);
-      if (typeof label !== 'string' || label.trim() === '') throw new JobStartError('label', 'must be a non-empty string');
-      if (typeof run !== 'function') throw new JobStartError('run', 'must be a function ({ signal, append, progress }) => value');
-      if (owner !== undefined && (typeof owner !== 'object' || owner === null || typeof owner.id !== 'string')) {
-        throw new JobStartError('owner', 'must be an agent ref { id } or undefined');
-      }
-      const ownerKey = ownerKeyOf(owner);
+      const { kind, label, owner, ownerKey, run } = checkStart(options);
       const running = [...jobs.values()].filter((j) => j.ownerKey === ownerKey && j.status === 'running').length;
-      if (running >= maxRunning) throw new JobStartError('owner', `already has ${running} running jobs (maxRunningPerOwner is ${maxRunning}); kill or wait for one first`);
+      if (running >= maxRunning) throw tooManyRunning(running, maxRunning);
 
-      const n = (counters.get(kind) ?? 0) + 1;
-      counters.set(kind, n);
-      const jobId = `${kind}-${n}`;
+      const jobId = newJobId();
       let settle!: () => void;
       const settled = new Promise<void>((resolve) => (settle = resolve));
       const job: Job = {
         jobId,
         kind,
-        label: label.length > 200 ? `${label.slice(0, 199)}…` : label,
+        label,
         ownerKey,
         startedAt: env.now(),
         output: new OutputRing(outputBytes),
@@ -172,7 +137,7 @@ export function createJobManager(env: { readonly emit: (event: UnstampedEvent) =
         settle,
       };
       jobs.set(jobId, job);
-      env.emit({ type: 'job/start', jobId, kind, label: job.label, ...(owner ? { owner: owner.name !== undefined ? { id: owner.id, name: owner.name } : { id: owner.id } } : {}) });
+      env.emit({ type: 'job/start', jobId, kind, label: job.label, ...ownerOfEvent(owner) });
 
       const context: JobRunContext = Object.freeze({
         jobId,
@@ -211,10 +176,9 @@ export function createJobManager(env: { readonly emit: (event: UnstampedEvent) =
 
     list: (owner) => [...jobs.values()].filter((j) => j.ownerKey === ownerKeyOf(owner)).map(info),
 
-    read(owner, jobId, page = {}) {
+    read(owner, jobId, page) {
       const job = visible(owner, jobId);
-      const offset = Number.isInteger(page.offset) && page.offset! >= 0 ? page.offset! : 0;
-      const limit = Number.isInteger(page.limit) && page.limit! > 0 ? page.limit! : DEFAULT_JOB_READ_BYTES;
+      const { offset, limit } = pageOf(page);
       const slice = job.output.read(offset, limit);
       return {
         ...info(job),
@@ -233,11 +197,16 @@ export function createJobManager(env: { readonly emit: (event: UnstampedEvent) =
       return info(job);
     },
 
-    async wait(owner, jobId) {
+    async wait(owner, jobId, options = {}) {
       const job = visible(owner, jobId);
-      await job.settled;
+      await untilAborted(job.settled, options.signal);
       return info(job);
     },
+
+    startAsync: async (options) => manager.start(options),
+    listAsync: async (owner) => manager.list(owner),
+    readAsync: async (owner, jobId, page) => manager.read(owner, jobId, page),
+    killAsync: async (owner, jobId, reason) => manager.kill(owner, jobId, reason),
 
     disposeOwner(owner) {
       const key = ownerKeyOf(owner);

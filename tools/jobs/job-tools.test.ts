@@ -26,7 +26,7 @@ describe('job tools', () => {
   it('list, read and kill only the calling agent\'s jobs', async () => {
     const { host } = setup();
     const gate = deferred();
-    host.jobs.start({
+    const { jobId } = host.jobs.start({
       kind: 'bash',
       label: 'tail -f log',
       owner: alice,
@@ -38,27 +38,27 @@ describe('job tools', () => {
     await Promise.resolve();
 
     const listed = await host.call({ id: 'l', name: 'job_list', args: {} }, { agent: alice });
-    expect(listed.value).toMatchObject({ jobs: [{ jobId: 'bash-1', status: 'running', label: 'tail -f log' }] });
-    expect(listed.content[0]).toMatchObject({ type: 'text', text: expect.stringContaining('bash-1 [running] tail -f log') });
+    expect(listed.value).toMatchObject({ jobs: [{ jobId, status: 'running', label: 'tail -f log' }] });
+    expect(listed.content[0]).toMatchObject({ type: 'text', text: expect.stringContaining(`${jobId} [running] tail -f log`) });
 
     const bobList = await host.call({ id: 'l2', name: 'job_list', args: {} }, { agent: bob });
     expect(bobList.value).toEqual({ jobs: [] });
 
-    const bobRead = await host.call({ id: 'r2', name: 'job_read', args: { jobId: 'bash-1' } }, { agent: bob });
+    const bobRead = await host.call({ id: 'r2', name: 'job_read', args: { jobId } }, { agent: bob });
     expect(bobRead.isError).toBe(true);
-    expect(bobRead.error?.message).toBe('"job_read" failed: Unknown job "bash-1". Call job_list to see your jobs.');
+    expect(bobRead.error?.message).toBe(`"job_read" failed: Unknown job "${jobId}". Call job_list to see your jobs.`);
 
-    const bobKill = await host.call({ id: 'k2', name: 'job_kill', args: { jobId: 'bash-1' } }, { agent: bob });
-    expect(bobKill.error?.message).toMatch(/Unknown job "bash-1"/);
+    const bobKill = await host.call({ id: 'k2', name: 'job_kill', args: { jobId } }, { agent: bob });
+    expect(bobKill.error?.message).toMatch(new RegExp(`Unknown job "${jobId}"`));
     expect(host.jobs.list(alice)[0]!.status).toBe('running');
 
-    const read = await host.call({ id: 'r', name: 'job_read', args: { jobId: 'bash-1', limit: 3 } }, { agent: alice });
+    const read = await host.call({ id: 'r', name: 'job_read', args: { jobId, limit: 3 } }, { agent: alice });
     expect(read.value).toMatchObject({ status: 'running', output: 'hel', offset: 0, nextOffset: 3 });
     expect(read.content[0]).toMatchObject({ text: expect.stringContaining('(more output: job_read with offset 3)') });
 
-    const kill = await host.call({ id: 'k', name: 'job_kill', args: { jobId: 'bash-1' } }, { agent: alice });
+    const kill = await host.call({ id: 'k', name: 'job_kill', args: { jobId } }, { agent: alice });
     expect(kill.value).toMatchObject({ killed: true, job: { status: 'killed' } });
-    const again = await host.call({ id: 'k3', name: 'job_kill', args: { jobId: 'bash-1' } }, { agent: alice });
+    const again = await host.call({ id: 'k3', name: 'job_kill', args: { jobId } }, { agent: alice });
     expect(again.value).toMatchObject({ killed: false, job: { status: 'killed' } });
   });
 
@@ -75,8 +75,8 @@ describe('job tools', () => {
     it('returns as soon as the job ends, with its value', async () => {
       const { host } = setup();
       const gate = deferred();
-      host.jobs.start({ kind: 'w', label: 'w', owner: alice, run: async () => (await gate.promise, 'finished') });
-      const reading = host.call({ id: 'r', name: 'job_read', args: { jobId: 'w-1', waitMs: 60_000 } }, { agent: alice });
+      const { jobId } = host.jobs.start({ kind: 'w', label: 'w', owner: alice, run: async () => (await gate.promise, 'finished') });
+      const reading = host.call({ id: 'r', name: 'job_read', args: { jobId, waitMs: 60_000 } }, { agent: alice });
       await Promise.resolve();
       gate.resolve();
       expect((await reading).value).toMatchObject({ status: 'succeeded', value: 'finished' });
@@ -84,18 +84,18 @@ describe('job tools', () => {
 
     it('returns the running job when the wait runs out, and refuses an unknown job at once', async () => {
       const { host } = setup();
-      host.jobs.start({ kind: 'w', label: 'w', owner: alice, run: () => new Promise(() => {}) });
-      expect((await host.call({ id: 'r', name: 'job_read', args: { jobId: 'w-1', waitMs: 1 } }, { agent: alice })).value).toMatchObject({ status: 'running' });
-      const foreign = await host.call({ id: 'r2', name: 'job_read', args: { jobId: 'w-1', waitMs: 60_000 } }, { agent: bob });
-      expect(foreign.error?.message).toMatch(/Unknown job "w-1"/);
+      const { jobId } = host.jobs.start({ kind: 'w', label: 'w', owner: alice, run: () => new Promise(() => {}) });
+      expect((await host.call({ id: 'r', name: 'job_read', args: { jobId, waitMs: 1 } }, { agent: alice })).value).toMatchObject({ status: 'running' });
+      const foreign = await host.call({ id: 'r2', name: 'job_read', args: { jobId, waitMs: 60_000 } }, { agent: bob });
+      expect(foreign.error?.message).toMatch(new RegExp(`Unknown job "${jobId}"`));
       host.close();
     });
 
     it('stops waiting when the call is cancelled', async () => {
       const { host } = setup();
-      host.jobs.start({ kind: 'w', label: 'w', owner: alice, run: () => new Promise(() => {}) });
+      const { jobId } = host.jobs.start({ kind: 'w', label: 'w', owner: alice, run: () => new Promise(() => {}) });
       const controller = new AbortController();
-      const reading = host.call({ id: 'r', name: 'job_read', args: { jobId: 'w-1', waitMs: 60_000 } }, { agent: alice, signal: controller.signal });
+      const reading = host.call({ id: 'r', name: 'job_read', args: { jobId, waitMs: 60_000 } }, { agent: alice, signal: controller.signal });
       controller.abort();
       expect((await reading).error?.kind).toBe('aborted');
       host.close();
@@ -141,9 +141,9 @@ describe('a tool returning the background handle', () => {
     });
     host.register(slow);
     const result = await host.call({ id: 's', name: 'slow', args: {} }, { agent: alice });
-    expect(result.value).toEqual({ kind: 'background', jobId: 'slow-1' });
+    expect(result.value).toEqual({ kind: 'background', jobId: expect.stringMatching(/^job_[0-9a-f]{32}$/) });
     expect(isBackgroundHandle(result.value)).toBe(true);
     expect(isBackgroundHandle({ kind: 'background', jobId: 'x', extra: 1 })).toBe(false);
-    await expect(host.jobs.wait(alice, 'slow-1')).resolves.toMatchObject({ status: 'succeeded' });
+    await expect(host.jobs.wait(alice, (result.value as { jobId: string }).jobId)).resolves.toMatchObject({ status: 'succeeded' });
   });
 });

@@ -14,17 +14,19 @@ export const MAX_JOB_READ_BYTES = 64 * 1024;
 /** Longest `job_read` may wait for a running job to end: 60 s. */
 export const MAX_JOB_WAIT_MS = 60_000;
 
-/** Resolves when the job ended, `ms` passed, or the call was cancelled, whichever is first. */
-function waitForEnd(ended: Promise<unknown>, ms: number, signal: AbortSignal): Promise<void> {
+/** Resolves when the job ended, `ms` passed, or the call was cancelled, whichever is first; the wait is then given up. */
+function waitForEnd(wait: (signal: AbortSignal) => Promise<unknown>, ms: number, signal: AbortSignal): Promise<void> {
+  const stop = new AbortController();
   return new Promise<void>((resolve) => {
     const done = () => {
       clearTimeout(timer);
       signal.removeEventListener('abort', done);
+      stop.abort();
       resolve();
     };
     const timer = setTimeout(done, ms);
     signal.addEventListener('abort', done, { once: true });
-    ended.then(done, done);
+    wait(stop.signal).then(done, done);
   });
 }
 
@@ -87,7 +89,7 @@ export function createJobTools(): [Tool, Tool, Tool] {
       render: (_args, value) => (value.jobs.length === 0 ? 'No background jobs.' : value.jobs.map(headline).join('\n')),
     },
     isConcurrencySafe: true,
-    execute: (args, exec) => ({ jobs: exec.host.jobs.list(exec.agent).filter((job) => !args.status || job.status === args.status) }),
+    execute: async (args, exec) => ({ jobs: (await exec.host.jobs.listAsync(exec.agent)).filter((job) => !args.status || job.status === args.status) }),
   });
 
   const jobRead = defineTool({
@@ -110,9 +112,9 @@ export function createJobTools(): [Tool, Tool, Tool] {
     isConcurrencySafe: true,
     execute: async (args, exec) => {
       const jobs = exec.host.jobs;
-      const before = jobs.read(exec.agent, args.jobId, { limit: 1 }); // unknown job: fails before waiting
-      if (args.waitMs && before.status === 'running') await waitForEnd(jobs.wait(exec.agent, args.jobId), args.waitMs, exec.signal);
-      return jobs.read(exec.agent, args.jobId, { offset: args.offset, limit: args.limit });
+      const before = await jobs.readAsync(exec.agent, args.jobId, { limit: 1 }); // unknown job: fails before waiting
+      if (args.waitMs && before.status === 'running') await waitForEnd((signal) => jobs.wait(exec.agent, args.jobId, { signal }), args.waitMs, exec.signal);
+      return jobs.readAsync(exec.agent, args.jobId, { offset: args.offset, limit: args.limit });
     },
     presentResult: (_args, value) => ({
       card: 'job',
@@ -133,9 +135,9 @@ export function createJobTools(): [Tool, Tool, Tool] {
       schema: z.object({ killed: z.boolean(), job: jobInfoSchema }),
       render: (_args, value) => `${value.killed ? 'Killed' : 'Not running, left as it is:'} ${headline(value.job)}`,
     },
-    execute: (args, exec) => {
-      const before = exec.host.jobs.list(exec.agent).find((job) => job.jobId === args.jobId)?.status;
-      const job = exec.host.jobs.kill(exec.agent, args.jobId);
+    execute: async (args, exec) => {
+      const before = (await exec.host.jobs.readAsync(exec.agent, args.jobId, { limit: 1 })).status;
+      const job = await exec.host.jobs.killAsync(exec.agent, args.jobId);
       return { killed: before === 'running' && job.status === 'killed', job };
     },
     presentCall: (args) => ({ card: 'job', phase: 'pending', label: `kill ${args.jobId}` }),

@@ -3,9 +3,9 @@ import type { JobProgressInfo } from '../events.js';
 import type { JsonValue } from '../json.js';
 import type { AgentRef } from '../types.js';
 import type { BackgroundHandle } from './handle.js';
+import type { JobStatus, JobStore } from './job-store.js';
 
-/** Where a job stands. */
-export type JobStatus = 'running' | 'succeeded' | 'failed' | 'killed';
+export type { JobStatus } from './job-store.js';
 
 /** What `run` receives. */
 export interface JobRunContext {
@@ -20,7 +20,7 @@ export interface JobRunContext {
 
 /** Options of {@link JobManager.start}. */
 export interface JobStartOptions {
-  /** A short type name, also the prefix of the id: `^[A-Za-z][A-Za-z0-9_-]{0,31}$` (`bash` -> `bash-1`). */
+  /** A short type name: `^[A-Za-z][A-Za-z0-9_-]{0,31}$`. The job's id is random (`job_` and 32 hex digits), never derived from it. */
   readonly kind: string;
   /** One line for humans and the model (truncated to 200 characters). */
   readonly label: string;
@@ -63,6 +63,15 @@ export interface JobManagerOptions {
   readonly maxRetainedPerOwner?: number;
   /** Minimum time between two `job/progress` events of one job (default 250 ms). */
   readonly progressIntervalMs?: number;
+  /**
+   * Where jobs are shared between replicas (`createRedisStores(...).jobs`, or
+   * `createMemoryJobStore()` for hosts of one process). Without one, jobs live in this host's
+   * memory. With one, use the `...Async` methods: the synchronous `list`, `read` and `kill` see one
+   * replica and refuse with {@link JobsNeedAsyncError}.
+   */
+  readonly store?: JobStore;
+  /** With a store: how long a running job's lease lasts without renewal, ms (default 15,000; renewed every third of it). */
+  readonly leaseMs?: number;
 }
 
 /** Default page size of a read: 16 KiB. */
@@ -78,9 +87,17 @@ export interface JobManager {
   read(owner: AgentRef | undefined, jobId: string, page?: { readonly offset?: number; readonly limit?: number }): JobReadResult;
   /** Kills a running job (a finished one is left as it is); returns its info after. */
   kill(owner: AgentRef | undefined, jobId: string, reason?: string): JobInfo;
-  /** Resolves with the job's info once it ended (at once if it has). */
-  wait(owner: AgentRef | undefined, jobId: string): Promise<JobInfo>;
-  /** Kills an owner's running jobs and forgets all its jobs; returns how many were killed. */
+  /** Resolves with the job's info once it ended (at once if it has); rejects with the signal's reason if `signal` aborts first. */
+  wait(owner: AgentRef | undefined, jobId: string, options?: { readonly signal?: AbortSignal }): Promise<JobInfo>;
+  /** As `start`, resolved once the job is recorded (with a shared store: a refusal or a store failure rejects, and nothing runs). */
+  startAsync(options: JobStartOptions): Promise<BackgroundHandle>;
+  /** As `list`, for every replica sharing the store. */
+  listAsync(owner: AgentRef | undefined): Promise<JobInfo[]>;
+  /** As `read`, for a job on any replica sharing the store. */
+  readAsync(owner: AgentRef | undefined, jobId: string, page?: { readonly offset?: number; readonly limit?: number }): Promise<JobReadResult>;
+  /** As `kill`, for a job on any replica sharing the store (its replica aborts it when it learns). */
+  killAsync(owner: AgentRef | undefined, jobId: string, reason?: string): Promise<JobInfo>;
+  /** Kills an owner's running jobs and forgets all its jobs; returns how many were killed (on this replica; with a store, the others' are killed through it). */
   disposeOwner(owner: AgentRef | string | undefined): number;
   /** Kills every running job and refuses new ones. Idempotent. */
   close(): void;

@@ -72,31 +72,41 @@ export class OutputRing {
    * narrower than the character at its start returns that one character (at most 3 bytes over).
    */
   read(offset: number, limit: number): OutputSlice {
-    const start = Math.max(offset, this.droppedBytes);
-    const end = Math.min(start + Math.max(0, limit), this.totalBytes);
-    const skippedBytes = Math.max(0, start - Math.max(0, offset));
-    if (start >= end) {
-      const at = Math.min(start, this.totalBytes);
-      return { text: '', offset: at, nextOffset: at, skippedBytes };
-    }
     const all = this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks, this.retained);
-    let from = start - this.droppedBytes;
-    let to = end - this.droppedBytes;
-    // Move the edges onto character boundaries (skip UTF-8 continuation bytes 10xxxxxx).
-    while (from < to && isContinuation(all[from]!)) from++;
-    if (to < all.length) while (to > from && isContinuation(all[to]!)) to--;
-    // A window narrower than one character still returns that character, so paging always advances.
-    if (to === from && from < all.length) {
-      to = from + 1;
-      while (to < all.length && isContinuation(all[to]!)) to++;
-    }
-    return {
-      text: all.subarray(from, to).toString('utf8'),
-      offset: from + this.droppedBytes,
-      nextOffset: to + this.droppedBytes,
-      skippedBytes,
-    };
+    return sliceRing(all, this.droppedBytes, offset, limit);
   }
+}
+
+/**
+ * A page of a ring whose retained bytes are `retained`, after `droppedBytes` dropped from the head
+ * (what {@link OutputRing.read} does, for a ring kept elsewhere, e.g. in a shared job store).
+ */
+export function sliceRing(retained: Buffer, droppedBytes: number, offset: number, limit: number): OutputSlice {
+  const totalBytes = droppedBytes + retained.length;
+  const start = Math.max(offset, droppedBytes);
+  const end = Math.min(start + Math.max(0, limit), totalBytes);
+  const skippedBytes = Math.max(0, start - Math.max(0, offset));
+  if (start >= end) {
+    const at = Math.min(start, totalBytes);
+    return { text: '', offset: at, nextOffset: at, skippedBytes };
+  }
+  const all = retained;
+  let from = start - droppedBytes;
+  let to = end - droppedBytes;
+  // Move the edges onto character boundaries (skip UTF-8 continuation bytes 10xxxxxx).
+  while (from < to && isContinuation(all[from]!)) from++;
+  if (to < all.length) while (to > from && isContinuation(all[to]!)) to--;
+  // A window narrower than one character still returns that character, so paging always advances.
+  if (to === from && from < all.length) {
+    to = from + 1;
+    while (to < all.length && isContinuation(all[to]!)) to++;
+  }
+  return {
+    text: all.subarray(from, to).toString('utf8'),
+    offset: from + droppedBytes,
+    nextOffset: to + droppedBytes,
+    skippedBytes,
+  };
 }
 
 function isContinuation(byte: number): boolean {

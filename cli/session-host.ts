@@ -8,7 +8,7 @@
 import { createInterface } from 'node:readline/promises';
 import type { McpImport, McpServerSpec } from '../mcp/index.js';
 import type { AnySpillStore, RunCodeTool } from '../runtime/index.js';
-import { traceFileSink, visibleText, type ApprovalChannel, type EventSink, type ToolHost, type TraceKey, type TraceWriter } from '../tools/index.js';
+import { traceFileSink, visibleText, type ApprovalChannel, type EventSink, type ToolHost, type TraceHead, type TraceKey, type TraceWriter } from '../tools/index.js';
 import { CliError } from './errors.js';
 import { loadToolsModule } from './load-tools.js';
 import type { DurableSettings } from './store-spec.js';
@@ -173,7 +173,9 @@ export async function buildSessionHost(
       host,
       isolation: flags.isolation ?? 'process',
       ...(flags.osSandbox ? { osSandbox: flags.osSandbox } : {}),
-      ...(flags.durable ? { durable: { store: flags.durable.store, keys: flags.durable.keys } } : {}),
+      // With a chained trace, a suspension anchors the trace's head in the run's journal, so the
+      // replica that resumes it records the link (`ptc/run-resumed` prevTraceHead).
+      ...(flags.durable ? { durable: { store: flags.durable.store, keys: flags.durable.keys, ...(trace ? { traceHead: traceHeadOf(trace) } : {}) } } : {}),
       ...(extra.spills ? { spills: extra.spills } : {}),
     });
   } catch (err) {
@@ -212,6 +214,11 @@ export async function buildSessionHost(
       trace?.close();
     },
   };
+}
+
+/** The head of a trace chain, read when a run suspends. */
+function traceHeadOf(trace: TraceWriter): () => TraceHead | undefined {
+  return () => trace.head;
 }
 
 /**

@@ -270,6 +270,70 @@ suite('ptc mcp serve --store-env --durable-key-env: durable runs shared by two r
   }, 240_000);
 });
 
+suite('Redis stopped and restarted under a durable replica (appendonly, a password)', () => {
+  const PASSWORD = 'redis-s3cret-pw';
+  let redis: RedisServer;
+  beforeAll(async () => {
+    redis = await startRedisServer({ appendOnly: true, password: PASSWORD });
+  }, 60_000);
+  afterAll(async () => {
+    await redis?.dispose();
+  });
+
+  it('calls that need the store fail with a named error and no password, the host lives on, and after the restart a run suspended before still resumes', async () => {
+    const ledger = newLedger();
+    const env = { SHARED_REDIS: redis.url, PTC_TEST_LEDGER: ledger, K: KEY };
+    const a = replica(env);
+    const client = await clientOf(await a.url);
+    try {
+      // Acknowledged before the outage: a suspended run.
+      const runId = runIdOf(await client.callTool({ name: 'run_code', arguments: { code: PROGRAM } }));
+      // In progress when Redis stops: the program waits in gate(), then asks (its suspension needs the store).
+      const inFlight = client.callTool({ name: 'run_code', arguments: { code: `const g = await tools.gate({}); return await tools.charge({ text: 'gated ' + g });` } });
+      for (let i = 0; i < 400 && !ledgerOf(ledger).some((e) => e.tool === 'gate'); i++) await new Promise((r) => setTimeout(r, 50));
+      expect(ledgerOf(ledger).map((e) => e.tool)).toEqual(['read', 'gate']);
+      await redis.stop({ hard: true });
+      writeFileSync(`${ledger}.open`, '');
+
+      const failed = (await inFlight) as CallResult;
+      expect(failed.isError).toBe(true);
+      expect(textOf(failed)).toMatch(/The run could not suspend: its journal could not be written to the run store \(The run store failed to create run "\S+" \(Redis\): no connection to Redis at 127\.0\.0\.1:\d+/);
+      const stillThere = (await client.callTool({ name: 'run_result', arguments: { runId } })) as CallResult;
+      expect(stillThere.isError).toBe(true);
+      expect(textOf(stillThere)).toMatch(new RegExp(`The run store failed to load run "${runId}" \\(Redis\\): no connection to Redis at 127\\.0\\.0\\.1:\\d+`));
+      const listed = await ptc(['runs', 'list', '--store-env', 'SHARED_REDIS'], env);
+      expect(listed.code).toBe(2);
+      expect(listed.stderr).toMatch(/--store-env SHARED_REDIS: Redis store failed to connect to 127\.0\.0\.1:\d+/);
+      for (const text of [textOf(failed), textOf(stillThere), listed.stderr]) expect(text).not.toContain(PASSWORD);
+
+      // The host did not crash: a program that needs no store runs.
+      expect(a.child.exitCode).toBeNull();
+      const plain = (await client.callTool({ name: 'run_code', arguments: { code: 'return 6 * 7;' } })) as CallResult;
+      expect(plain.isError, textOf(plain)).toBeFalsy();
+      expect(textOf(plain)).toContain('42');
+
+      await redis.restart();
+      let after: CallResult | undefined;
+      for (let i = 0; i < 100; i++) {
+        after = (await client.callTool({ name: 'run_result', arguments: { runId } })) as CallResult;
+        if (!after.isError) break;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      expect(JSON.parse(textOf(after))).toMatchObject({ status: 'suspended', pending: [{ toolName: 'charge' }] });
+      const approved = await ptc(['runs', 'approve', runId, '--store-env', 'SHARED_REDIS', '--key-env', 'K', '--tools', toolsModule, '--isolation', 'isolate'], env);
+      expect(approved.code, approved.stderr).toBe(0);
+      expect(JSON.parse(approved.stdout)).toEqual({ a: 40, charged: 'charged sum 40' });
+      // The gated run's charge never ran; the suspended run's ran once.
+      expect(ledgerOf(ledger).map((e) => e.tool)).toEqual(['read', 'gate', 'charge']);
+      expect(a.stderr()).not.toContain(PASSWORD);
+    } finally {
+      await client.close();
+      a.child.kill('SIGTERM');
+      await a.exited;
+    }
+  }, 240_000);
+});
+
 suite('the store flags of ptc mcp serve and ptc runs', () => {
   it('names the flag that is missing or doubled, and --help says what --store-env shares', async () => {
     const neither = await ptc(['runs', 'list'], {});

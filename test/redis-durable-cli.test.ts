@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createRedisStores } from '../redis/index.js';
 import { redisServerMissing, startRedisServer, type RedisServer } from './support/redis-server.js';
 import { transpileProject } from './support/transpile-project.js';
 
@@ -230,6 +231,14 @@ suite('ptc mcp serve --store-env --durable-key-env: durable runs shared by two r
     expect(report.links).toMatchObject([{ type: 'ptc/run-resumed', status: 'verified' }]);
     const suspendedLine = readFileSync(traceA, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as { seq: number; type: string; runId?: string }).find((e) => e.type === 'ptc/run-suspended');
     expect(suspendedLine).toMatchObject({ runId, seq: report.links[0]!.to.seq });
+    // The killed replica's chain head was published at the suspension: the line the link names.
+    const stores = await createRedisStores({ url: redis.url });
+    try {
+      const linked = report.links[0]!.to as { traceId: string; seq: number; hash: string };
+      expect(await stores.traceHeads.get(linked.traceId)).toEqual(linked);
+    } finally {
+      await stores.close();
+    }
   }, 240_000);
 
   it('two operators approving at once: one resumes the run, the other is refused, the charge runs once; ptc trace verify checks the link and finds it broken in a cut trace', async () => {
@@ -258,6 +267,14 @@ suite('ptc mcp serve --store-env --durable-key-env: durable runs shared by two r
     const winnerTrace = traces[outcomes.indexOf(winners[0]!)]!;
     const ok = await ptc(['trace', 'verify', traceA, winnerTrace], {});
     expect(ok.code, ok.stdout + ok.stderr).toBe(0);
+    // Each chain's final head (its end line) is published under its trace id at a clean stop.
+    const both = JSON.parse((await ptc(['trace', 'verify', traceA, winnerTrace, '--json'], {})).stdout) as { files: { head: { traceId: string } }[] };
+    const stores = await createRedisStores({ url: redis.url });
+    try {
+      for (const file of both.files) expect(await stores.traceHeads.get(file.head.traceId)).toEqual(file.head);
+    } finally {
+      await stores.close();
+    }
     expect(ok.stdout).toMatch(/link: .* \(ptc\/run-resumed\): links to line \d+ of .*race-a\.jsonl .*: verified/);
     // A's trace cut before the line the run left from (a crash, or a deletion): the link is broken.
     const lines = readFileSync(traceA, 'utf8').split('\n').filter(Boolean);

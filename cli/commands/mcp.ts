@@ -113,7 +113,7 @@ async function serve(flags: ServeFlags, out: Writable): Promise<void> {
   const session = await buildSessionHost(sessionFlags(flags, durable), {
     verbose: flags.mcpVerbose === true,
     ...(approval ? { approval } : {}),
-    ...(stores ? { spills: stores.spills } : {}),
+    ...(stores ? { spills: stores.spills, traceHeads: stores.traceHeads } : {}),
   }).catch(async (err: unknown) => {
     await stores?.close();
     throw err;
@@ -200,7 +200,7 @@ async function serveHttp(flags: ServeFlags, address: { hostname: string; port: n
   const session = await (async () => {
     return buildSessionHost(
       sessionFlags(flags, durable),
-      { verbose: flags.mcpVerbose === true, ...(approval ? { approval } : {}), ...(stores ? { spills: stores.spills } : {}) },
+      { verbose: flags.mcpVerbose === true, ...(approval ? { approval } : {}), ...(stores ? { spills: stores.spills, traceHeads: stores.traceHeads } : {}) },
     );
   })().catch(async (err: unknown) => {
     await stores?.close();

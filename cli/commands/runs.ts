@@ -13,6 +13,7 @@
  */
 import type { Command } from 'commander';
 import { visibleText, type JsonValue } from '../../tools/index.js';
+import type { TraceHeadStore } from '../../runtime/index.js';
 import { CliError, EXIT } from '../errors.js';
 import { buildSessionHost, parseIsolation, parseOsSandbox, traceFlags } from '../session-host.js';
 import { runStoreFromFlags, secretFromEnv, type DurableSettings } from '../store-spec.js';
@@ -136,13 +137,21 @@ async function resume(runId: string, decision: 'allow-once' | 'deny', flags: Res
   const trace = traceFlags(flags);
   const opened = await runStoreFromFlags(flags);
   try {
-    await resumeIn(runId, decision, flags, { store: opened.store, describe: opened.describe, keys: { current } }, trace, print);
+    await resumeIn(runId, decision, flags, { store: opened.store, describe: opened.describe, keys: { current } }, trace, print, opened.redis?.traceHeads);
   } finally {
     await opened.close();
   }
 }
 
-async function resumeIn(runId: string, decision: 'allow-once' | 'deny', flags: ResumeFlags, durable: DurableSettings, trace: ReturnType<typeof traceFlags>, print: (line: string) => void): Promise<void> {
+async function resumeIn(
+  runId: string,
+  decision: 'allow-once' | 'deny',
+  flags: ResumeFlags,
+  durable: DurableSettings,
+  trace: ReturnType<typeof traceFlags>,
+  print: (line: string) => void,
+  traceHeads: TraceHeadStore | undefined,
+): Promise<void> {
   const stored = await durable.store.load(runId);
   if (stored === undefined || stored.status !== 'suspended') {
     throw new CliError(stored === undefined ? `no run ${JSON.stringify(oneLine(runId, 130))} in ${durable.describe}` : `run ${runId} is ${stored.status}, not waiting for a person`, EXIT.failed);
@@ -156,7 +165,7 @@ async function resumeIn(runId: string, decision: 'allow-once' | 'deny', flags: R
     mcpConfig: flags.mcpConfig,
     ...trace,
     durable,
-  });
+  }, traceHeads ? { traceHeads } : {});
   try {
     const { RunResumeError } = await import('../../runtime/index.js');
     const by = (flags.by ?? `operator:${process.env.USER ?? process.env.LOGNAME ?? 'unknown'}`).slice(0, 200);

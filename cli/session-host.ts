@@ -7,8 +7,8 @@
  */
 import { createInterface } from 'node:readline/promises';
 import type { McpImport, McpServerSpec } from '../mcp/index.js';
-import type { AnySpillStore, RunCodeTool } from '../runtime/index.js';
-import { traceFileSink, visibleText, type ApprovalChannel, type EventSink, type ToolHost, type TraceKey, type TraceWriter } from '../tools/index.js';
+import type { AnySpillStore, RunCodeTool, TraceHeadStore } from '../runtime/index.js';
+import { traceFileSink, visibleText, type ApprovalChannel, type EventSink, type ToolHost, type TraceHead, type TraceKey, type TraceWriter } from '../tools/index.js';
 import { CliError } from './errors.js';
 import { loadToolsModule } from './load-tools.js';
 import type { DurableSettings } from './store-spec.js';
@@ -116,7 +116,7 @@ export async function mcpSpecs(flags: SessionFlags): Promise<McpServerSpec[]> {
 /** Builds the host. Throws {@link CliError} (exit 2) for bad flags, modules, configs or servers. */
 export async function buildSessionHost(
   flags: SessionFlags,
-  extra: { onEvent?: EventSink; verbose?: boolean; /** Overrides `flags.approve`. */ approval?: ApprovalChannel; /** run_code's spill store (shared by replicas: --store-env). */ spills?: AnySpillStore } = {},
+  extra: { onEvent?: EventSink; verbose?: boolean; /** Overrides `flags.approve`. */ approval?: ApprovalChannel; /** run_code's spill store (shared by replicas: --store-env). */ spills?: AnySpillStore; /** Where this chain's head is published at each suspension and at close (--store-env). */ traceHeads?: TraceHeadStore } = {},
 ): Promise<SessionHost> {
   const base = extra.approval ?? approvalChannel(flags.approve ?? 'no');
   const approval = flags.durable ? deferring(base) : base;
@@ -173,7 +173,9 @@ export async function buildSessionHost(
       host,
       isolation: flags.isolation ?? 'process',
       ...(flags.osSandbox ? { osSandbox: flags.osSandbox } : {}),
-      ...(flags.durable ? { durable: { store: flags.durable.store, keys: flags.durable.keys } } : {}),
+      // With a chained trace, a suspension anchors the trace's head in the run's journal, so the
+      // replica that resumes it records the link (`ptc/run-resumed` prevTraceHead).
+      ...(flags.durable ? { durable: { store: flags.durable.store, keys: flags.durable.keys, ...(trace ? { traceHead: traceHeadOf(trace, extra.traceHeads) } : {}) } } : {}),
       ...(extra.spills ? { spills: extra.spills } : {}),
     });
   } catch (err) {
@@ -210,7 +212,19 @@ export async function buildSessionHost(
       await mcp?.close();
       await flags.durable?.store.close?.();
       trace?.close();
+      // The chain's final head (its end line), where an auditor can compare a file against it.
+      if (trace && extra.traceHeads) await extra.traceHeads.put(trace.head.traceId, trace.head).catch(() => undefined);
     },
+  };
+}
+
+/** The head of a trace chain, read when a run suspends; also published under its trace id when there is a head store. */
+function traceHeadOf(trace: TraceWriter, traceHeads: TraceHeadStore | undefined): () => TraceHead | undefined {
+  return () => {
+    const head = trace.head;
+    // Best effort: the link itself is in the run's journal; a failed publish only leaves an older head.
+    void traceHeads?.put(head.traceId, head).catch(() => undefined);
+    return head;
   };
 }
 

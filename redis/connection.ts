@@ -85,7 +85,9 @@ export async function openRedis(connection: RedisConnection): Promise<OpenedRedi
       return await call();
     } catch (err) {
       if (PtcError.isInstance(err)) throw err;
-      throw new RedisStoreError(operation, redactedText(err, secrets));
+      const detail = redactedText(err, secrets);
+      // The driver's text for a call during an outage ("Stream isn't writeable") does not say so.
+      throw new RedisStoreError(operation, client.status === 'ready' || operation.includes(where(client)) ? detail : `no connection to Redis at ${where(client)} (${client.status}): ${detail}`);
     }
   };
   try {

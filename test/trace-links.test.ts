@@ -129,6 +129,16 @@ describe('when both traces of a resumed run are verified together', () => {
     expect(set2.links[0]).toMatchObject({ status: 'broken', message: expect.stringMatching(/line 8 of a \(seq 7\) does not have the hash the link records/) });
   });
 
+  it('reports a resume that records no link to the chain its run was suspended in as a missing link (exit 1)', async () => {
+    const { a, b } = suspendedAndResumed();
+    // B's resume without prevTraceHead (a host that did not anchor), its chain recomputed: B alone verifies.
+    const unlinked = rewrite(b.lines, 3, (r) => delete r.prevTraceHead);
+    expect(verifyTraceSet([{ name: 'b', input: unlinked.join('\n') }]).ok).toBe(true);
+    const r = await captureCli(['trace', 'verify', save(a.lines, 'a-missing.jsonl'), save(unlinked, 'b-missing.jsonl')]);
+    expect(r.code).toBe(1);
+    expect(r.out).toMatch(/link: b-missing\.jsonl line 4 \(ptc\/run-resumed\): BROKEN: resumes run r-1, suspended at line 8 of a-missing\.jsonl, but records no link to that chain \(no prevTraceHead\): the link is missing/);
+  });
+
   it('checks links between keyed traces with the key, and leaves them unverified without it', () => {
     const { a, b } = suspendedAndResumed(KEY);
     const files = [{ name: 'a', input: a.lines.join('\n') + '\n' }, { name: 'b', input: b.lines.join('\n') + '\n' }];

@@ -7,7 +7,8 @@
  * Given several trace files, {@link verifyTraceSet} verifies each chain and each link: a link is
  * `verified` when a given file has that trace id and its line with that `seq` has that chain
  * hash, `broken` when the file is given but has no such line (or a different one, or the link is
- * malformed), and `unverified` when no given file has that trace id (or it is keyed and no key
+ * malformed, or missing: a run resumed in one file that another file given shows suspended, with
+ * no `prevTraceHead`), and `unverified` when no given file has that trace id (or it is keyed and no key
  * was given): that is not a failure, only a part of the run this check did not see.
  *
  * A link is inside its own chain, so it cannot be changed without breaking that chain; the line
@@ -81,11 +82,28 @@ export function verifyTraceSet(files: readonly TraceFile[], options: VerifyTrace
     else byTraceId.set(id, i);
   });
 
+  // Where each run was suspended (file, line) in a chained file: a resume of it in another file
+  // given must link there, or its link is missing.
+  const suspendedAt = new Map<string, { file: number; line: number }>();
+  readings.forEach((r, file) => {
+    if (r.verification.traceId === undefined) return;
+    r.parsed.forEach((e, index) => {
+      if (e?.type === 'ptc/run-suspended' && typeof e.runId === 'string') suspendedAt.set(e.runId, { file, line: index + 1 });
+    });
+  });
+
   const links: TraceLink[] = [];
   readings.forEach((r, file) => {
     r.parsed.forEach((e, index) => {
-      if (!e || typeof e.type !== 'string' || !TRACE_LINK_EVENTS.includes(e.type) || !Object.hasOwn(e, 'prevTraceHead')) return;
+      if (!e || typeof e.type !== 'string' || !TRACE_LINK_EVENTS.includes(e.type)) return;
       const at = { file, line: index + 1, type: e.type, ...(typeof e.callId === 'string' ? { callId: e.callId } : {}) };
+      if (!Object.hasOwn(e, 'prevTraceHead')) {
+        const from = e.type === 'ptc/run-resumed' && typeof e.runId === 'string' ? suspendedAt.get(e.runId) : undefined;
+        if (from !== undefined && from.file !== file) {
+          links.push({ ...at, status: 'broken', target: from, message: `resumes run ${e.runId}, suspended at line ${from.line} of ${files[from.file]!.name}, but records no link to that chain (no prevTraceHead): the link is missing` });
+        }
+        return;
+      }
       const to = readTraceHead(e.prevTraceHead);
       if (!to) return links.push({ ...at, status: 'broken', message: 'prevTraceHead is not { traceId, seq, hash } (a 64-digit hex hash)' });
       const target = byTraceId.get(to.traceId);

@@ -18,6 +18,7 @@ import { buildSessionHost, parseIsolation, parseOsSandbox, traceFlags, type Sess
 import { openRedisStoresFromEnv } from '../redis-store-spec.js';
 import { agentTokensFromEnv } from '../agent-tokens.js';
 import { reserveStdout } from '../stdout-guard.js';
+import type { RedisStores } from '../../redis/index.js';
 import { durableSettings, type DurableSettings } from '../store-spec.js';
 import { registerMcpLogin } from './mcp-login.js';
 
@@ -83,16 +84,17 @@ export function registerMcp(program: Command): void {
     .option('--trace-key-env <NAME>', 'key the trace (HMAC-SHA256) with the secret in this environment variable')
     .option('--mcp <command line|url>', 'import the tools of another MCP server (a command to run, or an http(s) url); repeatable', collect, [])
     .option('--mcp-config <mcp.json>', 'import the servers of an mcp.json; repeatable', collect, [])
-    .option('--store-env <NAME>', 'with --http: share spills between replicas through the Redis whose redis:// URL is in this environment variable (never on the command line)')
+    .option('--store-env <NAME>', 'share state between replicas through the Redis whose redis:// URL is in this environment variable (never on the command line): spills only, and with --durable-key-env durable runs too')
     .option('--mcp-verbose', "show the imported MCP servers' stderr and log messages on stderr (escaped, lines cut at 4,000 characters)")
     .option('--log-level <level>', "the least severe log notification sent until a client's logging/setLevel (default debug: all); over stateless --http, where a setLevel lasts for its own request only, the level every request gets", parseLogLevel)
     .option('--store <file:DIR>', "durable runs: a program's approval ask suspends its run into this store (answer with ptc runs approve|deny); run_result gives the model the outcome")
-    .option('--durable-key-env <NAME>', 'with --store: the secret (at least 32 bytes) that signs resume tokens, read from this environment variable')
-    .option('--durable-previous-key-env <NAME>', 'with --store: a previous key that still verifies tokens (key rotation)')
+    .option('--durable-key-env <NAME>', 'with --store or --store-env: the secret (at least 32 bytes) that signs resume tokens, read from this environment variable; makes run_code durable')
+    .option('--durable-previous-key-env <NAME>', 'with --durable-key-env: a previous key that still verifies tokens (key rotation)')
     .addHelpText(
       'after',
       '\nClient config: { "mcpServers": { "ptc": { "command": "npx", "args": ["ptc", "mcp", "serve", "--tools", "tools.ts"] } } }\n' +
         'Over HTTP: ptc mcp serve --http 8080  ->  http://127.0.0.1:8080/mcp (stateless: run replicas behind any load balancer)\n' +
+        'Replicas: --store-env REDIS_URL shares spills; add --durable-key-env KEY for durable runs on the same Redis (resumable on any replica, answered by ptc runs approve --store-env REDIS_URL).\n' +
         'Exit codes: 0 the client disconnected (stdio) or SIGINT/SIGTERM (HTTP), 1 the connection failed (a message over 10 MiB), 2 usage or input error.',
     )
     .action(async (flags: ServeFlags) => {
@@ -114,11 +116,15 @@ export function registerMcp(program: Command): void {
 async function serve(flags: ServeFlags, out: Writable): Promise<void> {
   const { mcpApprovalChannel, McpMessageTooLargeError, serveMcpStdio } = await import('../../mcp/index.js');
   const approval = flags.approve === 'client' ? mcpApprovalChannel() : undefined;
-  const durable = await durableOf(flags);
-  const session = await buildSessionHost(
-    sessionFlags(flags, durable),
-    { verbose: flags.mcpVerbose === true, ...(approval ? { approval } : {}) },
-  );
+  const { stores, durable } = await storesOf(flags);
+  const session = await buildSessionHost(sessionFlags(flags, durable), {
+    verbose: flags.mcpVerbose === true,
+    ...(approval ? { approval } : {}),
+    ...(stores ? { spills: stores.spills, traceHeads: stores.traceHeads } : {}),
+  }).catch(async (err: unknown) => {
+    await stores?.close();
+    throw err;
+  });
   const tools = session.programTools;
   process.stderr.write(`ptc mcp serve: run_code over ${tools} tool(s)${flags.exposeTools ? ', tools exposed' : ''}${durable ? `; durable runs in ${durable.describe}` : ''}; waiting on stdio\n`);
   const stop = new AbortController();
@@ -134,6 +140,7 @@ async function serve(flags: ServeFlags, out: Writable): Promise<void> {
     process.off('SIGTERM', onSignal);
     process.off('SIGINT', onSignal);
     await session.close();
+    await stores?.close();
   }
 }
 
@@ -151,13 +158,25 @@ function sessionFlags(flags: ServeFlags, durable: DurableSettings | undefined): 
   };
 }
 
-/** `--store` with its key flags, checked before anything starts. */
-function durableOf(flags: ServeFlags) {
-  return durableSettings({
-    ...(flags.store !== undefined ? { store: flags.store } : {}),
-    ...(flags.durableKeyEnv !== undefined ? { keyEnv: flags.durableKeyEnv } : {}),
-    ...(flags.durablePreviousKeyEnv !== undefined ? { previousKeyEnv: flags.durablePreviousKeyEnv } : {}),
-  });
+/**
+ * The Redis stores of `--store-env` (opened only with the flag) and the durable settings of
+ * `--store` or `--store-env` with their key flags, checked before anything starts. Durable runs
+ * are on Redis only with `--durable-key-env`; without it `--store-env` shares spills only.
+ */
+async function storesOf(flags: ServeFlags): Promise<{ stores?: RedisStores; durable?: DurableSettings }> {
+  const stores = flags.storeEnv === undefined ? undefined : await openRedisStoresFromEnv(flags.storeEnv);
+  try {
+    const durable = await durableSettings({
+      ...(flags.store !== undefined ? { store: flags.store } : {}),
+      ...(stores ? { redis: stores, storeEnv: flags.storeEnv! } : {}),
+      ...(flags.durableKeyEnv !== undefined ? { keyEnv: flags.durableKeyEnv } : {}),
+      ...(flags.durablePreviousKeyEnv !== undefined ? { previousKeyEnv: flags.durablePreviousKeyEnv } : {}),
+    });
+    return { ...(stores ? { stores } : {}), ...(durable ? { durable } : {}) };
+  } catch (err) {
+    await stores?.close();
+    throw err;
+  }
 }
 
 /** The token named by `--auth-token-env`, checked before anything starts. */
@@ -184,15 +203,11 @@ async function serveHttp(flags: ServeFlags, address: { hostname: string; port: n
   const authenticate = flags.agentTokensEnv === undefined ? undefined : agentTokensFromEnv(flags.agentTokensEnv);
   const { mcpApprovalChannel, McpConfigError, serveMcpHttp } = await import('../../mcp/index.js');
   const approval = flags.approve === 'client' ? mcpApprovalChannel() : undefined;
-  const stores = flags.storeEnv === undefined ? undefined : await openRedisStoresFromEnv(flags.storeEnv);
-  const durable = await durableOf(flags).catch(async (err: unknown) => {
-    await stores?.close();
-    throw err;
-  });
+  const { stores, durable } = await storesOf(flags);
   const session = await (async () => {
     return buildSessionHost(
       sessionFlags(flags, durable),
-      { verbose: flags.mcpVerbose === true, ...(approval ? { approval } : {}), ...(stores ? { spills: stores.spills } : {}) },
+      { verbose: flags.mcpVerbose === true, ...(approval ? { approval } : {}), ...(stores ? { spills: stores.spills, traceHeads: stores.traceHeads } : {}) },
     );
   })().catch(async (err: unknown) => {
     await stores?.close();

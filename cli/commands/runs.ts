@@ -1,5 +1,6 @@
 /**
- * `ptc runs list|show|approve|deny --store file:DIR`: an operator's view of durable runs that
+ * `ptc runs list|show|approve|deny --store file:DIR` (or `--store-env NAME`, the Redis the
+ * replicas of `ptc mcp serve --store-env NAME --durable-key-env KEY` share): an operator's view of durable runs that
  * wait for a person (docs/run-code.md "Durable runs"), and their answer from a terminal.
  *
  * `list` and `show` read the store only: what each run waits for (tool, arguments, reason,
@@ -12,9 +13,10 @@
  */
 import type { Command } from 'commander';
 import { visibleText, type JsonValue } from '../../tools/index.js';
+import type { TraceHeadStore } from '../../runtime/index.js';
 import { CliError, EXIT } from '../errors.js';
-import { buildSessionHost, parseIsolation, parseOsSandbox } from '../session-host.js';
-import { durableSettings, openRunStore } from '../store-spec.js';
+import { buildSessionHost, parseIsolation, parseOsSandbox, traceFlags } from '../session-host.js';
+import { runStoreFromFlags, secretFromEnv, type DurableSettings } from '../store-spec.js';
 import { reserveStdout } from '../stdout-guard.js';
 
 const collect = (value: string, previous: string[]) => [...previous, value];
@@ -29,9 +31,18 @@ function parseStatus(value: string): StatusFlag {
 const when = (ms: number) => new Date(ms).toISOString().replace(/\.\d+Z$/, 'Z');
 const oneLine = (text: string, max = 200) => visibleText(text).replace(/\s+/g, ' ').slice(0, max);
 
-interface ResumeFlags {
-  store: string;
-  keyEnv?: string;
+interface StoreFlags {
+  store?: string;
+  storeEnv?: string;
+}
+
+const STORE_HELP = 'the run store (the one `ptc mcp serve --store` writes)';
+const STORE_ENV_HELP = 'or: the Redis run store shared by replicas, its redis:// URL in this environment variable (their --store-env)';
+
+interface ResumeFlags extends StoreFlags {
+  keyEnv: string;
+  trace?: string;
+  traceKeyEnv?: string;
   tools?: string;
   mcp: string[];
   mcpConfig: string[];
@@ -46,29 +57,29 @@ export function registerRuns(program: Command): void {
   runs
     .command('list')
     .description('List the runs of a store with what each waits for.')
-    .requiredOption('--store <file:DIR>', 'the run store (the one `ptc mcp serve --store` writes)')
+    .option('--store <file:DIR>', STORE_HELP)
+    .option('--store-env <NAME>', STORE_ENV_HELP)
     .option('--status <status>', `${STATUSES.join(' | ')} (default suspended)`, parseStatus, 'suspended')
-    .action(async (flags: { store: string; status: StatusFlag }) => {
-      const { store } = await openRunStore(flags.store);
-      const list = await store.list({ ...(flags.status === 'all' ? {} : { status: flags.status }), limit: 1000 });
-      if (list.length === 0) process.stdout.write(`no ${flags.status === 'all' ? '' : `${flags.status} `}runs in ${flags.store}\n`);
+    .action(async (flags: StoreFlags & { status: StatusFlag }) => {
+      const opened = await runStoreFromFlags(flags);
+      const list = await opened.store.list({ ...(flags.status === 'all' ? {} : { status: flags.status }), limit: 1000 }).finally(() => opened.close());
+      if (list.length === 0) process.stdout.write(`no ${flags.status === 'all' ? '' : `${flags.status} `}runs in ${opened.describe}\n`);
       for (const { meta, status } of list) {
         process.stdout.write(`${meta.runId}  ${status}  agent ${meta.agentId === null ? '(none)' : oneLine(meta.agentId, 60)}  created ${when(meta.createdAt)}${status === 'suspended' ? `  expires ${when(meta.expiresAt)}` : ''}\n`);
         for (const p of meta.pending) process.stdout.write(`    waits for ${oneLine(p.toolName, 80)} ${oneLine(p.argsJson)}: ${oneLine(p.reason)}  [approval ${p.approvalId}]\n`);
       }
-      await store.close?.();
     });
   runs
     .command('show')
     .description('Show one run: its record, what it waits for, and the calls its journal holds (not their results unless --results).')
     .argument('<runId>')
-    .requiredOption('--store <file:DIR>', 'the run store')
+    .option('--store <file:DIR>', STORE_HELP)
+    .option('--store-env <NAME>', STORE_ENV_HELP)
     .option('--results', 'also print what each call returned (the journal holds tool results)')
-    .action(async (runId: string, flags: { store: string; results?: boolean }) => {
-      const { store } = await openRunStore(flags.store);
-      const stored = await store.load(runId);
-      await store.close?.();
-      if (stored === undefined) throw new CliError(`no run ${JSON.stringify(oneLine(runId, 130))} in ${flags.store}`, EXIT.failed);
+    .action(async (runId: string, flags: StoreFlags & { results?: boolean }) => {
+      const opened = await runStoreFromFlags(flags);
+      const stored = await opened.store.load(runId).finally(() => opened.close());
+      if (stored === undefined) throw new CliError(`no run ${JSON.stringify(oneLine(runId, 130))} in ${opened.describe}`, EXIT.failed);
       const { meta } = stored;
       const out = (line: string) => process.stdout.write(`${line}\n`);
       out(`run ${meta.runId}: ${stored.status}`);
@@ -98,7 +109,8 @@ export function registerRuns(program: Command): void {
       .command(decision)
       .description(`${decision === 'approve' ? 'Allow' : 'Deny'} what a suspended run waits for and resume it here, with the tools the server runs; prints the program's result or a new suspension.`)
       .argument('<runId>')
-      .requiredOption('--store <file:DIR>', 'the run store')
+      .option('--store <file:DIR>', STORE_HELP)
+      .option('--store-env <NAME>', STORE_ENV_HELP)
       .requiredOption('--key-env <NAME>', 'the environment variable holding the key the server signs resume tokens with (its --durable-key-env)')
       .option('--tools <module>', 'the tools module the server runs (default: the bundled example tools)')
       .option('--mcp <command line|url>', 'an MCP server the server imports, as it imports it; repeatable', collect, [])
@@ -106,6 +118,8 @@ export function registerRuns(program: Command): void {
       .option('--isolation <mode>', 'process or isolate', parseIsolation, 'process')
       .option('--os-sandbox <mode>', 'auto, require or off', parseOsSandbox, 'auto')
       .option('--by <name>', 'who decided, recorded in the journal and the trace (default operator:$USER)')
+      .option('--trace <file.jsonl>', "write the resumed run's hash-chained trace (a new file); its ptc/run-resumed links to the chain the run was suspended in")
+      .option('--trace-key-env <NAME>', 'key the trace (HMAC-SHA256) with the secret in this environment variable')
       .action(async (runId: string, flags: ResumeFlags) => {
         const stdout = reserveStdout();
         try {
@@ -118,11 +132,29 @@ export function registerRuns(program: Command): void {
 }
 
 async function resume(runId: string, decision: 'allow-once' | 'deny', flags: ResumeFlags, print: (line: string) => void): Promise<void> {
-  const durable = await durableSettings({ store: flags.store, ...(flags.keyEnv !== undefined ? { keyEnv: flags.keyEnv } : {}) }, '--key-env');
-  const stored = await durable!.store.load(runId);
+  // The key is checked before the store is opened; the store is closed on every way out.
+  const current = secretFromEnv(flags.keyEnv, '--key-env');
+  const trace = traceFlags(flags);
+  const opened = await runStoreFromFlags(flags);
+  try {
+    await resumeIn(runId, decision, flags, { store: opened.store, describe: opened.describe, keys: { current } }, trace, print, opened.redis?.traceHeads);
+  } finally {
+    await opened.close();
+  }
+}
+
+async function resumeIn(
+  runId: string,
+  decision: 'allow-once' | 'deny',
+  flags: ResumeFlags,
+  durable: DurableSettings,
+  trace: ReturnType<typeof traceFlags>,
+  print: (line: string) => void,
+  traceHeads: TraceHeadStore | undefined,
+): Promise<void> {
+  const stored = await durable.store.load(runId);
   if (stored === undefined || stored.status !== 'suspended') {
-    await durable!.store.close?.();
-    throw new CliError(stored === undefined ? `no run ${JSON.stringify(oneLine(runId, 130))} in ${flags.store}` : `run ${runId} is ${stored.status}, not waiting for a person`, EXIT.failed);
+    throw new CliError(stored === undefined ? `no run ${JSON.stringify(oneLine(runId, 130))} in ${durable.describe}` : `run ${runId} is ${stored.status}, not waiting for a person`, EXIT.failed);
   }
   const session = await buildSessionHost({
     ...(flags.tools ? { tools: flags.tools } : {}),
@@ -131,8 +163,9 @@ async function resume(runId: string, decision: 'allow-once' | 'deny', flags: Res
     osSandbox: flags.osSandbox,
     mcp: flags.mcp,
     mcpConfig: flags.mcpConfig,
-    durable: durable!,
-  });
+    ...trace,
+    durable,
+  }, traceHeads ? { traceHeads } : {});
   try {
     const { RunResumeError } = await import('../../runtime/index.js');
     const by = (flags.by ?? `operator:${process.env.USER ?? process.env.LOGNAME ?? 'unknown'}`).slice(0, 200);

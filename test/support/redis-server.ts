@@ -1,7 +1,9 @@
 /**
  * A real `redis-server` (Debian's package, installed by scripts/setup.sh) for the tests of the
  * shared stores: one process per caller, on a free loopback port, nothing written to disk
- * (`--save '' --appendonly no`, a temp working dir), stopped by its PID. `redis-server --port 0`
+ * (`--save '' --appendonly no`, a temp working dir; `{ appendOnly: true }` keeps every write in an
+ * append-only file fsynced before it is acknowledged, so a restart reloads it), stopped by its PID.
+ * `{ password }` makes it require one (the URL then carries it). `redis-server --port 0`
  * does not listen at all, so the port is picked here: bind port 0, read the port, close, start.
  *
  * Where the binary is missing, `redisServerMissing` says why and the tests skip with that text.
@@ -25,7 +27,7 @@ export interface RedisServer {
   readonly pid: number;
   /** Stops the server (SIGKILL when `hard`, else SIGTERM) and waits for it to exit. */
   stop(options?: { readonly hard?: boolean }): Promise<void>;
-  /** Starts a fresh, empty server on the same port after a stop. */
+  /** Starts the server again on the same port after a stop: empty, or with what its append-only file holds. */
   restart(): Promise<void>;
   /** Stops the server and removes its directory. */
   dispose(): Promise<void>;
@@ -43,8 +45,8 @@ async function freePort(): Promise<number> {
   });
 }
 
-/** Sends PING until the server answers +PONG, or fails after `timeoutMs`. */
-async function waitForPing(port: number, child: ChildProcess, timeoutMs: number): Promise<void> {
+/** Sends PING (after AUTH with a password) until the server answers +PONG, or fails after `timeoutMs`. */
+async function waitForPing(port: number, child: ChildProcess, timeoutMs: number, password?: string): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`redis-server on port ${port} exited with code ${child.exitCode} before answering PING`);
@@ -52,12 +54,12 @@ async function waitForPing(port: number, child: ChildProcess, timeoutMs: number)
       const socket = createConnection({ host: '127.0.0.1', port });
       let text = '';
       socket.setTimeout(500, () => socket.destroy());
-      socket.on('connect', () => socket.write('PING\r\n'));
+      socket.on('connect', () => socket.write(password === undefined ? 'PING\r\n' : `AUTH ${password}\r\nPING\r\n`));
       socket.on('data', (chunk) => {
         text += chunk.toString('latin1');
-        if (text.includes('\r\n')) {
+        if (text.split('\r\n').length > (password === undefined ? 1 : 2)) {
           socket.destroy();
-          resolve(text.startsWith('+PONG'));
+          resolve(text.endsWith('+PONG\r\n'));
         }
       });
       socket.on('error', () => resolve(false));
@@ -70,16 +72,18 @@ async function waitForPing(port: number, child: ChildProcess, timeoutMs: number)
 }
 
 /** Starts a `redis-server` of its own; call `dispose()` when done. */
-export async function startRedisServer(): Promise<RedisServer> {
+export async function startRedisServer(options: { readonly appendOnly?: boolean; readonly password?: string } = {}): Promise<RedisServer> {
   if (redisServerMissing !== undefined) throw new Error(redisServerMissing);
   const dir = await mkdtemp(join(tmpdir(), 'ptc-redis-'));
   const port = await freePort();
   let child: ChildProcess | undefined;
 
   const start = async () => {
-    const spawned = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, '--logfile', ''], { stdio: 'ignore' });
+    const persistence = options.appendOnly ? ['--appendonly', 'yes', '--appendfsync', 'always'] : ['--appendonly', 'no'];
+    const auth = options.password !== undefined ? ['--requirepass', options.password] : [];
+    const spawned = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', ...persistence, ...auth, '--dir', dir, '--logfile', ''], { stdio: 'ignore' });
     child = spawned;
-    await waitForPing(port, spawned, 10_000);
+    await waitForPing(port, spawned, 10_000, options.password);
   };
   const stop = async ({ hard = false } = {}) => {
     const running = child;
@@ -92,7 +96,7 @@ export async function startRedisServer(): Promise<RedisServer> {
 
   await start();
   return {
-    url: `redis://127.0.0.1:${port}`,
+    url: `redis://${options.password !== undefined ? `:${encodeURIComponent(options.password)}@` : ''}127.0.0.1:${port}`,
     port,
     get pid() {
       return child?.pid ?? -1;

@@ -13,7 +13,7 @@
 import type { Command } from 'commander';
 import { visibleText, type JsonValue } from '../../tools/index.js';
 import { CliError, EXIT } from '../errors.js';
-import { buildSessionHost, parseIsolation, parseOsSandbox } from '../session-host.js';
+import { buildSessionHost, parseIsolation, parseOsSandbox, type CliIsolation } from '../session-host.js';
 import { durableSettings, openRunStore } from '../store-spec.js';
 import { reserveStdout } from '../stdout-guard.js';
 
@@ -35,7 +35,7 @@ interface ResumeFlags {
   tools?: string;
   mcp: string[];
   mcpConfig: string[];
-  isolation: 'process' | 'isolate';
+  isolation: CliIsolation;
   osSandbox: 'auto' | 'require' | 'off';
   by?: string;
 }
@@ -103,7 +103,7 @@ export function registerRuns(program: Command): void {
       .option('--tools <module>', 'the tools module the server runs (default: the bundled example tools)')
       .option('--mcp <command line|url>', 'an MCP server the server imports, as it imports it; repeatable', collect, [])
       .option('--mcp-config <mcp.json>', 'the mcp.json the server imports; repeatable', collect, [])
-      .option('--isolation <mode>', 'process or isolate', parseIsolation, 'process')
+      .option('--isolation <mode>', 'process, strict or isolate', parseIsolation, 'process')
       .option('--os-sandbox <mode>', 'auto, require or off', parseOsSandbox, 'auto')
       .option('--by <name>', 'who decided, recorded in the journal and the trace (default operator:$USER)')
       .action(async (runId: string, flags: ResumeFlags) => {

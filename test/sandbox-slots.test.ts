@@ -8,6 +8,7 @@
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { createProcessRunner, type ProcessEvent, type ProcessRunOutcome } from '../runtime/sandbox-process/index.js';
+import { createRunCodeTool } from '../runtime/index.js';
 import { failureOf, runProgram } from './isolate-harness.js';
 
 const pidOf = (r: { outcome: unknown }) => (r.outcome as ProcessRunOutcome).pid;
@@ -117,10 +118,17 @@ describe('with strict isolation', () => {
   });
 });
 
-describe('runsPerProcess', () => {
-  it('is refused outside 1 to 8, naming the option', () => {
+describe('runsPerProcess and strict isolation as options', () => {
+  it('refuses runsPerProcess outside 1 to 8, naming the option, on the runner and on run_code', () => {
     for (const value of [0, 9, 2.5, Number.NaN]) {
-      expect(() => createProcessRunner({ runsPerProcess: value, osSandbox: 'off' })).toThrow(/runsPerProcess.*whole number from 1 to 8/);
+      expect(() => createProcessRunner({ runsPerProcess: value, osSandbox: 'off' })).toThrow(/createProcessRunner: runsPerProcess must be a whole number from 1 to 8/);
+      expect(() => createRunCodeTool({ capacity: { runsPerProcess: value } })).toThrow(/createRunCodeTool: capacity\.runsPerProcess must be a whole number from 1 to 8/);
     }
+  });
+
+  it('takes isolation { strict: true } and refuses any other object', () => {
+    expect(() => createRunCodeTool({ isolation: { strict: true }, warmup: false })).not.toThrow();
+    expect(() => createRunCodeTool({ isolation: { strict: 'yes' } as never })).toThrow(/createRunCodeTool: isolation must be "process", "isolate" or \{ strict: true \}/);
+    expect(() => createRunCodeTool({ isolation: { strict: true, slots: 2 } as never })).toThrow(/isolation must be/);
   });
 });

@@ -21,6 +21,9 @@ const resolve = {
  */
 const UNIT = ['tools/**/*.test.ts', 'codegen/**/*.test.ts', 'bridge/**/*.test.ts', 'cli/**/*.test.ts', 'otel/**/*.test.ts', 'runtime/isolate/guest/**/*.test.ts'];
 
+/** Run again in strict isolation (`e2e-strict`); `PTC_TEST_ISOLATION=strict npx vitest run --project e2e FILE` runs any other file so. */
+const STRICT_FILES = ['test/run-code-basics.test.ts', 'test/run-code-policy.test.ts', 'test/run-code-abuse.test.ts', 'test/durable-runs.test.ts', 'test/os-sandbox.test.ts'];
+
 export default defineConfig({
   resolve,
   test: {
@@ -39,6 +42,22 @@ export default defineConfig({
           exclude: ['node_modules/**', 'dist/**', ...UNIT],
           pool: 'forks',
           execArgv: ['--no-node-snapshot'],
+          // A no-op unless PTC_TEST_ISOLATION=strict (then: strict isolation for any file).
+          setupFiles: ['test/support/strict-isolation.ts'],
+          testTimeout: 20_000,
+        },
+      },
+      {
+        resolve,
+        // The key run_code, adapter, durable and security files again with `isolation: { strict:
+        // true }` forced on every sandbox-process runner (test/support/strict-isolation.ts).
+        test: {
+          name: 'e2e-strict',
+          include: STRICT_FILES,
+          pool: 'forks',
+          execArgv: ['--no-node-snapshot'],
+          env: { PTC_TEST_ISOLATION: 'strict' },
+          setupFiles: ['test/support/strict-isolation.ts'],
           testTimeout: 20_000,
         },
       },

@@ -47,11 +47,17 @@ const onProcessEvent = (e: { kind: string; pid: number | undefined }) => {
   else pids.delete(e.pid);
 };
 const limits = { cpuMs: 60_000, wallMs: 600_000 };
+// Process rows (issue 29): the default pool (slots of runsPerProcess 4 in processes that serve
+// one agent) with every run from one agent, and with each run from an agent of its own (no
+// sharing possible); and strict isolation (a process per run).
 const runners: Record<string, ProgramRunner> = {
-  'process, elastic pool (default cap)': createProcessRunner({ poolSize: 1, onProcessEvent }),
-  'process, fixed cap of 4 (the old default)': createProcessRunner({ poolSize: 1, maxProcesses: 4, onProcessEvent }),
+  'process, default (slots), one agent': createProcessRunner({ poolSize: 1, onProcessEvent }),
+  'process, default (slots), an agent per run': createProcessRunner({ poolSize: 1, onProcessEvent }),
+  'process, strict (a process per run)': createProcessRunner({ poolSize: 1, strict: true, onProcessEvent }),
   'isolate (in-process, no process boundary)': createIsolateRunner({ poolSize: 2 }),
 };
+/** The agent of run `run` in a configuration. */
+const agentOf = (name: string, run: number): string => (name.includes('an agent per run') || name.startsWith('process, strict') ? `agent-${run}` : 'agent-0');
 const toolOf = new Map<string, string>();
 let k = 0;
 for (const [name, runner] of Object.entries(runners)) {
@@ -91,13 +97,13 @@ async function direct(n: number): Promise<void> {
     }),
   );
 }
-async function programs(tool: string, n: number): Promise<number[]> {
+async function programs(tool: string, n: number, agent: (run: number) => string): Promise<number[]> {
   firstCall.clear();
   const starts: number[] = [];
   await Promise.all(
     Array.from({ length: n }, async (_, run) => {
       const t0 = performance.now();
-      const r = await host.call({ id: `p${++callId}`, name: tool, args: { code: `for (let i = 0; i < ${CALLS}; i++) await tools.wait2({ run: ${run}, i });\nreturn ${run};` } });
+      const r = await host.call({ id: `p${++callId}`, name: tool, args: { code: `for (let i = 0; i < ${CALLS}; i++) await tools.wait2({ run: ${run}, i });\nreturn ${run};` } }, { agent: { id: agent(run) } });
       if (r.isError || (r.value as { result?: unknown }).result !== run) throw new Error(`${tool}: ${JSON.stringify(r.error ?? r.value).slice(0, 300)}`);
       starts[run] = (firstCall.get(run) ?? Number.NaN) - t0;
     }),
@@ -140,7 +146,7 @@ for (const n of SIZES) {
         for (const pid of pids) rss += procRssMb(pid);
         peakRss = Math.max(peakRss, rss);
       }, 10);
-      const s = await programs(tool, n);
+      const s = await programs(tool, n, (run) => agentOf(name, run));
       const ms = performance.now() - t0;
       clearInterval(sampler);
       if (round === 0) {

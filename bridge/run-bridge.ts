@@ -42,6 +42,12 @@ import { LateCallLog, MORE_LATE_CALLS } from './late-calls.js';
 import { RunSleeps } from './run-sleeps.js';
 import { SLEEP_CALL } from '../codegen/index.js';
 
+/** The runner's gate on a run's waits for people (structurally the runtime's `PersonWaitGate`). */
+export interface PersonWaitGate {
+  admit(): string | undefined;
+  waiting(waiting: boolean): void;
+}
+
 /** The limits the bridge enforces (a subset of the runtime's `RunLimits`). */
 export interface BridgeLimits extends ArgCaps {
   readonly wallMs: number;
@@ -142,6 +148,8 @@ export interface RunBridge {
     onLateCall(event: { readonly name: string; readonly reason: string; readonly count?: number }): void;
     /** The runner waits for room to start the program: the wall clock stops meanwhile. */
     queued(waiting: boolean): void;
+    /** The runner's gate on waits for a person (runtime's `GuestBridge.personWaits`). */
+    personWaits(gate: PersonWaitGate): void;
   };
   /** Give this to the runner: aborted on a limit, on the parent's abort, and at close. */
   readonly signal: AbortSignal;
@@ -201,13 +209,40 @@ export function openRunBridge(options: RunBridgeOptions): RunBridge {
 
   const hostWork = new HostWorkBudget({ limitMs: limits.hostMs ?? Number.POSITIVE_INFINITY, onExceeded: stop });
   // The same options for every child: the run's agent, its signal and its origin.
-  const approvalBudget: ApprovalBudget | undefined =
-    limits.approvalWaitMs === undefined ? undefined : Object.freeze({ signal: approvalCutoff.signal, reason: `unavailable: the run already waited ${limitText('approvalWaitMs', limits.approvalWaitMs)} ms in all for approvals` });
-  const childOptions = Object.freeze({ ...(agent ? { agent } : {}), signal: runAbort.signal, origin, ...(approvalBudget ? { [APPROVAL_BUDGET]: approvalBudget } : {}) });
+  // The runner's gate on waits for a person (its fairness between agents), once it gives one.
+  let personGate: PersonWaitGate | undefined;
+  const admit = () => personGate?.admit();
+  const approvalBudget: ApprovalBudget = Object.freeze({
+    signal: approvalCutoff.signal,
+    reason: limits.approvalWaitMs === undefined ? 'unavailable' : `unavailable: the run already waited ${limitText('approvalWaitMs', limits.approvalWaitMs)} ms in all for approvals`,
+    admit,
+  });
+  const childOptions = Object.freeze({ ...(agent ? { agent } : {}), signal: runAbort.signal, origin, [APPROVAL_BUDGET]: approvalBudget });
 
   // Approval waits pause the wall clock: an `ask` for one of our children starts a wait, its
   // approval decision (or result) ends it. One sink per host routes them (approval-waits.ts).
-  const approvalWaits = openApprovalWaits(host, clock);
+  // The runner hears when the run starts and stops waiting for people (its gate, above).
+  const asking = new Set<string>();
+  const tellGate = (waiting: boolean) => {
+    try {
+      personGate?.waiting(waiting);
+    } catch {
+      // the runner's problem
+    }
+  };
+  const approvalWaits = openApprovalWaits(host, {
+    approvalWait(callId, waiting) {
+      clock.approvalWait(callId, waiting);
+      const before = asking.size > 0;
+      if (waiting) asking.add(callId);
+      else asking.delete(callId);
+      if (before !== asking.size > 0) tellGate(!before);
+    },
+  });
+  const personWaits = (gate: PersonWaitGate) => {
+    personGate = gate;
+    if (asking.size > 0) tellGate(true);
+  };
 
   const parentSignal = options.signal;
   const onParentAbort = () => stop(new RunAbortedError(reasonText(parentSignal?.reason)));
@@ -353,6 +388,11 @@ export function openRunBridge(options: RunBridgeOptions): RunBridge {
     // Aborted children settle as their pipeline sees the abort: wait for that, at most the grace.
     await clock.within(options.cancelGraceMs ?? 250, calls.allSettled());
     approvalWaits.close();
+    if (asking.size > 0) {
+      asking.clear();
+      tellGate(false);
+    }
+    personGate = undefined;
     const { approvalWaitMs, queuedMs, durationMs } = clock.times();
     lateCalls.close();
     const report: RunReport = { calls: calls.snapshot(), logs, logBytes, childResultBytes, approvalWaitMs, queuedMs, hostMs: hostWork.spentMs };
@@ -369,7 +409,7 @@ export function openRunBridge(options: RunBridgeOptions): RunBridge {
   };
 
   return {
-    guest: { call, replayed, log, onLateCall, queued },
+    guest: { call, replayed, log, onLateCall, queued, personWaits },
     signal: runAbort.signal,
     tokenId,
     get stopReason() {

@@ -28,7 +28,8 @@ export interface SessionFlags {
   readonly mcp?: readonly string[];
   readonly mcpConfig?: readonly string[];
   readonly approve?: ApproveMode;
-  readonly isolation?: 'process' | 'isolate';
+  /** `--isolation`: `process` (default), `strict` (a sandbox process per run) or `isolate`. */
+  readonly isolation?: CliIsolation;
   /** `--os-sandbox`: bubblewrap around sandbox processes (default auto). */
   readonly osSandbox?: 'auto' | 'require' | 'off';
   readonly trace?: string;
@@ -69,10 +70,14 @@ export function parseApprove(value: string): ApproveMode {
   throw new CliError(`--approve must be yes, no or prompt, got ${JSON.stringify(value)}`);
 }
 
-/** Parses `--isolation`. */
-export function parseIsolation(value: string): 'process' | 'isolate' {
+/** What `--isolation` gives run_code: `process`, `isolate`, or `strict` as `{ strict: true }`. */
+export type CliIsolation = 'process' | 'isolate' | { readonly strict: true };
+
+/** Parses `--isolation`: `process`, `strict` (a sandbox process of its own per run, a fresh isolate) or `isolate`. */
+export function parseIsolation(value: string): CliIsolation {
   if (value === 'process' || value === 'isolate') return value;
-  throw new CliError(`--isolation must be process or isolate, got ${JSON.stringify(value)}`);
+  if (value === 'strict') return { strict: true };
+  throw new CliError(`--isolation must be process, strict or isolate, got ${JSON.stringify(value)}`);
 }
 
 /** Parses `--os-sandbox`. */

@@ -22,7 +22,7 @@ export type { SpillPage } from './run-code/spill-page.js';
 export type { SpilledPart } from './run-code/output-cap.js';
 export { RunCodeError, RunnerUnavailableError } from './run-code/errors.js';
 export type { RunCodeFailureKind } from './run-code/errors.js';
-export type { Isolation } from './run-code/runner-factory.js';
+export type { Isolation, StrictIsolation } from './run-code/runner-factory.js';
 export { transpileProgram } from './run-code/transpile.js';
 export type { TranspiledProgram, TranspileError } from './run-code/transpile.js';
 export type { GuestBridge, GuestCallOutcome, ProgramRunner, RunFailure, RunLimits, RunOutcome, RunRequest } from './program-runner.js';

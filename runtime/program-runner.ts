@@ -63,6 +63,24 @@ export interface GuestBridge {
    * stop the run's wall clock meanwhile (the runner bounds the wait itself). Optional.
    */
   queued?(waiting: boolean): void;
+  /**
+   * The runner's say over waits for a person (docs/run-life.md "Waiting for a person"), given
+   * once the run has its place (a sandbox process's slot): the bridge asks `admit` before a
+   * child waits for a person and reports when the run starts and stops waiting. Optional on
+   * both sides.
+   */
+  personWaits?(gate: PersonWaitGate): void;
+}
+
+/** See {@link GuestBridge.personWaits}. */
+export interface PersonWaitGate {
+  /**
+   * A child of the run is about to wait for a person: undefined to let it, or why not (the ask
+   * is then not put to anyone: denied, or deferred in a durable run, with this reason).
+   */
+  admit(): string | undefined;
+  /** The run has children waiting for a person now (true), or none any more (false). */
+  waiting(waiting: boolean): void;
 }
 
 /** What the guest's `await tools.x()` settles with. */

@@ -83,11 +83,11 @@ export const TOOL_NAMES = ['echo', 'wait', 'fail', 'big', 'leak'] as const;
 export async function runProgram(
   runner: ProgramRunner,
   js: string,
-  options: { limits?: Partial<RunLimits>; signal?: AbortSignal; toolNames?: readonly string[]; lineOffset?: number } = {},
+  options: { limits?: Partial<RunLimits>; signal?: AbortSignal; toolNames?: readonly string[]; lineOffset?: number; group?: string } = {},
 ): Promise<{ outcome: RunOutcome; record: BridgeRecord; value: unknown }> {
   const { bridge, record } = echoBridge();
   const outcome = await runner.run(
-    { js, toolNames: options.toolNames ?? TOOL_NAMES, limits: testLimits(options.limits), lineOffset: options.lineOffset },
+    { js, toolNames: options.toolNames ?? TOOL_NAMES, limits: testLimits(options.limits), lineOffset: options.lineOffset, ...(options.group !== undefined ? { group: options.group } : {}) },
     bridge,
     options.signal ?? new AbortController().signal,
   );

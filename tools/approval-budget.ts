@@ -14,6 +14,12 @@ export interface ApprovalBudget {
   readonly signal: AbortSignal;
   /** Why asks are denied then (starts with `unavailable:` and names the limit). */
   readonly reason: string;
+  /**
+   * Asked before each ask waits for a person: undefined to let it, or why not (starts with
+   * `unavailable:`): the ask is then denied (deferred, for a durable run's call) without asking
+   * the channel. The runner's fairness between agents (docs/run-life.md "Waiting for a person").
+   */
+  readonly admit?: () => string | undefined;
 }
 
 /** `CallOptions` with the internal approval budget. */
@@ -26,8 +32,9 @@ export function approvalBudgetOf(options: unknown): ApprovalBudget | undefined {
   try {
     const part = (options as ApprovalBudgetOptions | undefined)?.[APPROVAL_BUDGET];
     if (typeof part !== 'object' || part === null) return undefined;
-    const { signal, reason } = part;
-    return signal instanceof AbortSignal && typeof reason === 'string' ? { signal, reason } : undefined;
+    const { signal, reason, admit } = part;
+    if (!(signal instanceof AbortSignal) || typeof reason !== 'string') return undefined;
+    return typeof admit === 'function' ? { signal, reason, admit } : { signal, reason };
   } catch {
     return undefined;
   }

@@ -56,6 +56,17 @@ export async function requestApproval(options: {
   if (!channel) return { approved: false, reason: `unavailable: no approval channel to ask (${reason})` };
   if (!agent) return { approved: false, reason: `unavailable: no agent to ask for (${reason})` };
   if (signal.aborted) return { approved: false, reason: 'aborted before approval' };
+  let refused: string | undefined;
+  try {
+    refused = budget?.admit?.();
+  } catch (err) {
+    refused = `unavailable: the run's share of waits could not be checked (${clipText(errorText(err))})`;
+  }
+  if (refused !== undefined) {
+    // Not put to anyone: a durable run's call waits for a person out of the process instead.
+    const why = `${clipText(String(refused))} (${reason})`;
+    return deferrable ? { approved: false, deferred: true, reason: why } : { approved: false, reason: why };
+  }
 
   const local = new AbortController();
   let timer: ReturnType<typeof setTimeout> | undefined;

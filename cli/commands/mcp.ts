@@ -14,7 +14,7 @@ import type { Writable } from 'node:stream';
 import type { Command } from 'commander';
 import { InvalidOptionError, LOG_LEVELS, visibleText, type LogLevel } from '../../tools/index.js';
 import { CliError, EXIT } from '../errors.js';
-import { buildSessionHost, parseIsolation, parseOsSandbox, traceFlags, type SessionFlags } from '../session-host.js';
+import { buildSessionHost, parseIsolation, parseOsSandbox, traceFlags, type SessionFlags, type CliIsolation } from '../session-host.js';
 import { openRedisStoresFromEnv } from '../redis-store-spec.js';
 import { agentTokensFromEnv } from '../agent-tokens.js';
 import { reserveStdout } from '../stdout-guard.js';
@@ -49,7 +49,7 @@ interface ServeFlags {
   allowedHost: string[];
   tools?: string;
   exposeTools?: boolean;
-  isolation: 'process' | 'isolate';
+  isolation: CliIsolation;
   osSandbox: 'auto' | 'require' | 'off';
   trace?: string;
   traceKeyEnv?: string;
@@ -78,7 +78,7 @@ export function registerMcp(program: Command): void {
     .option('--tools <module>', 'tools module; default: the bundled example tools')
     .option('--expose-tools', 'also expose every tool directly, not only run_code')
     .option('--approve <mode>', "approval asks: no (deny: fail closed) or client (ask the client's user via MCP elicitation; denied if it cannot)", parseServeApprove, 'no')
-    .option('--isolation <mode>', 'process (sandbox processes) or isolate (in this process, trusted code only)', parseIsolation, 'process')
+    .option('--isolation <mode>', 'process (sandbox processes, runs of one agent share slots), strict (a sandbox process per run) or isolate (in this process, trusted code only)', parseIsolation, 'process')
     .option('--os-sandbox <mode>', 'bubblewrap around sandbox processes (Linux): auto (where it works, else without and a warning), require (refuse to run without it), off', parseOsSandbox, 'auto')
     .option('--trace <file.jsonl>', 'write a hash-chained trace of every call (a new file)')
     .option('--trace-key-env <NAME>', 'key the trace (HMAC-SHA256) with the secret in this environment variable')

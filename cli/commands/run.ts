@@ -12,7 +12,7 @@ import type { PtcRunEndEvent } from '../../tools/index.js';
 import type { SpillStore } from '../../runtime/index.js';
 import { CliError, EXIT } from '../errors.js';
 import { printRun } from '../run-output.js';
-import { buildSessionHost, parseApprove, parseIsolation, parseOsSandbox, traceFlags, type ApproveMode } from '../session-host.js';
+import { buildSessionHost, parseApprove, parseIsolation, parseOsSandbox, traceFlags, type ApproveMode, type CliIsolation } from '../session-host.js';
 import { progressReporter } from '../progress-line.js';
 import { reserveStdout } from '../stdout-guard.js';
 
@@ -21,7 +21,7 @@ interface RunFlags {
   trace?: string;
   traceKeyEnv?: string;
   approve: ApproveMode;
-  isolation: 'process' | 'isolate';
+  isolation: CliIsolation;
   osSandbox: 'auto' | 'require' | 'off';
   mcp: string[];
   mcpConfig: string[];
@@ -57,7 +57,7 @@ export function registerRun(program: Command): void {
     .option('--trace <file.jsonl>', 'write a hash-chained trace of every event (a new file)')
     .option('--trace-key-env <NAME>', 'key the trace (HMAC-SHA256) with the secret in this environment variable: only its holders can verify or recompute it')
     .option('--approve <mode>', 'answer approval asks: yes (allow once each), no (deny: fail closed), prompt (ask on the terminal)', parseApprove, 'no')
-    .option('--isolation <mode>', 'process (sandbox processes) or isolate (in this process, trusted code only)', parseIsolation, 'process')
+    .option('--isolation <mode>', 'process (sandbox processes, runs of one agent share slots), strict (a sandbox process per run) or isolate (in this process, trusted code only)', parseIsolation, 'process')
     .option('--mcp <command line|url>', 'import the tools of an MCP server: a command to run, or an http(s) url ("name=command args" or "name=url" to name it); repeatable', collect, [])
     .option('--mcp-config <mcp.json>', 'import the servers of an mcp.json ({ "mcpServers": { name: { command, args, env } | { url, headers } } }); repeatable', collect, [])
     .option('--mcp-verbose', "show the MCP servers' stderr and log messages on stderr (escaped, lines cut at 4,000 characters)")

@@ -15,7 +15,7 @@ import type { Command } from 'commander';
 import { visibleText, type JsonValue } from '../../tools/index.js';
 import type { TraceHeadStore } from '../../runtime/index.js';
 import { CliError, EXIT } from '../errors.js';
-import { buildSessionHost, parseIsolation, parseOsSandbox, traceFlags } from '../session-host.js';
+import { buildSessionHost, parseIsolation, parseOsSandbox, traceFlags, type CliIsolation } from '../session-host.js';
 import { runStoreFromFlags, secretFromEnv, type DurableSettings } from '../store-spec.js';
 import { reserveStdout } from '../stdout-guard.js';
 
@@ -46,7 +46,7 @@ interface ResumeFlags extends StoreFlags {
   tools?: string;
   mcp: string[];
   mcpConfig: string[];
-  isolation: 'process' | 'isolate';
+  isolation: CliIsolation;
   osSandbox: 'auto' | 'require' | 'off';
   by?: string;
 }
@@ -115,7 +115,7 @@ export function registerRuns(program: Command): void {
       .option('--tools <module>', 'the tools module the server runs (default: the bundled example tools)')
       .option('--mcp <command line|url>', 'an MCP server the server imports, as it imports it; repeatable', collect, [])
       .option('--mcp-config <mcp.json>', 'the mcp.json the server imports; repeatable', collect, [])
-      .option('--isolation <mode>', 'process or isolate', parseIsolation, 'process')
+      .option('--isolation <mode>', 'process, strict or isolate', parseIsolation, 'process')
       .option('--os-sandbox <mode>', 'auto, require or off', parseOsSandbox, 'auto')
       .option('--by <name>', 'who decided, recorded in the journal and the trace (default operator:$USER)')
       .option('--trace <file.jsonl>', "write the resumed run's hash-chained trace (a new file); its ptc/run-resumed links to the chain the run was suspended in")

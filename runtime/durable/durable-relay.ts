@@ -33,6 +33,7 @@ import type { LateCallEvent } from '../isolate/index.js';
 import { sha256, type JournaledStatus, type JournalEntry } from './journal-entry.js';
 import type { Journal } from './journal.js';
 import type { ReplayPlan } from './replay-plan.js';
+import type { PersonWaitGate } from '../program-runner.js';
 
 /** A deferred call waiting for a person. */
 export interface DeferredCall {
@@ -111,6 +112,10 @@ export class DurableRelay implements RelayBridge {
 
   onLateCall(event: LateCallEvent): void {
     this.options.bridge.guest.onLateCall(event);
+  }
+
+  personWaits(gate: PersonWaitGate): void {
+    this.options.bridge.guest.personWaits(gate);
   }
 
   queued(waiting: boolean): void {

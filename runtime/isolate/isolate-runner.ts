@@ -60,6 +60,8 @@ export interface IsolateRunnerOptions {
    * a thread hand-off per slice. Default false.
    */
   readonly offThreadSlices?: boolean;
+  /** Isolates kept for their groups' next runs at most (at least 2, and 4 per spare). A sandbox process keeps one per slot. */
+  readonly keptIsolates?: number;
 }
 
 /** Default of {@link IsolateRunnerOptions.offThreadChars}. */
@@ -139,7 +141,7 @@ export function createIsolateRunner(options: IsolateRunnerOptions = {}): Isolate
   const reuse = new ReusedIsolates({
     later,
     isolateRuns: Math.max(1, Math.floor(options.isolateRuns ?? DEFAULT_ISOLATE_RUNS)),
-    maxKept: Math.max(2, poolSize * 4),
+    maxKept: Math.max(2, poolSize * 4, Math.floor(options.keptIsolates ?? 0)),
     blocking: options.blockingRefill === true,
     onStray: (kind, items) => reportDroppedCalls(kind, items, 'not-assigned', options.onLateCall),
   });

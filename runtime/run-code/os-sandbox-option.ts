@@ -5,10 +5,9 @@
  */
 import type { ProgramRunner } from '../program-runner.js';
 import { OsSandboxOptionError, OsSandboxUnavailableError, parseOsSandboxMode, resolveOsSandbox, type OsSandboxMode } from '../os-sandbox/index.js';
-import type { Isolation } from './runner-factory.js';
 
 /** The mode to give the process runner. Throws `OsSandboxOptionError` or `OsSandboxUnavailableError`. */
-export function checkOsSandboxOption(options: { osSandbox: unknown; isolation: Isolation; runner: ProgramRunner | undefined }): OsSandboxMode {
+export function checkOsSandboxOption(options: { osSandbox: unknown; isolation: 'process' | 'isolate'; runner: ProgramRunner | undefined }): OsSandboxMode {
   const mode = parseOsSandboxMode(options.osSandbox);
   if (mode !== 'require') return mode;
   if (options.runner !== undefined) {

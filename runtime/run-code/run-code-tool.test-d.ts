@@ -1,6 +1,6 @@
 import { describe, expectTypeOf, it } from 'vitest';
 import type { Tool, ToolResult } from '../../tools/index.js';
-import { createRunCodeTool, createToolSearchTool, type RunCodeOptions, type RunCodeRejected, type RunCodeSuspended, type RunCodeValue, type ToolSearchValue } from '../index.js';
+import { createRunCodeTool, createToolSearchTool, type RunCodeOptions, type RunCodeRejected, type RunCodeSuspended, type RunCodeValue, type StrictIsolation, type ToolSearchValue } from '../index.js';
 
 describe('createRunCodeTool types', () => {
   it('returns a tool that takes { code } and has spills and close', () => {
@@ -13,7 +13,10 @@ describe('createRunCodeTool types', () => {
   });
 
   it('accepts only the documented isolation and typecheck modes and known limits', () => {
-    expectTypeOf<RunCodeOptions['isolation']>().toEqualTypeOf<'process' | 'isolate' | undefined>();
+    expectTypeOf<RunCodeOptions['isolation']>().toEqualTypeOf<'process' | 'isolate' | StrictIsolation | undefined>();
+    createRunCodeTool({ isolation: { strict: true } });
+    // @ts-expect-error strict is a boolean
+    createRunCodeTool({ isolation: { strict: 'yes' } });
     expectTypeOf<RunCodeOptions['typecheck']>().toEqualTypeOf<'reject' | 'warn' | 'off' | undefined>();
     // @ts-expect-error unknown limit
     createRunCodeTool({ limits: { maxBananas: 1 } });

@@ -16,7 +16,8 @@ import { markRunCodeTool, resolveDescriptionBudget, searchToolOf, spillReadToolO
 import { renderRunCode } from './render.js';
 import { presentRunCode } from './present-run-code.js';
 import { resolveRunLimits } from './limits.js';
-import { loadRunner, type Isolation, type RunnerCapacity } from './runner-factory.js';
+import { loadRunner, resolveIsolation, type RunnerCapacity } from './runner-factory.js';
+import { checkRunsPerProcess } from '../sandbox-process/runs-per-process.js';
 import { checkOsSandboxOption } from './os-sandbox-option.js';
 import { isRejected, normalize, report, run, runGroup, transpile, typecheck, type Checked } from './run-phases.js';
 import { DurableRuns, resolveDurableOptions, resumePlanOf, toolsetFingerprint, type DurableOutcome, type ResumeOptions, type RunCodeSuspended } from '../durable/index.js';
@@ -39,8 +40,7 @@ const RUN_ABORT_GRACE_MS = 2_000;
 /** Creates the `run_code` tool. */
 export function createRunCodeTool(options: RunCodeOptions = {}): RunCodeTool {
   const limits = resolveRunLimits(options.limits);
-  const isolation: Isolation = options.isolation ?? 'process';
-  if (isolation !== 'process' && isolation !== 'isolate') throw new InvalidOptionError({ where: 'createRunCodeTool', option: 'isolation', value: isolation, expected: '"process" or "isolate"' });
+  const { mode: isolation, strict } = resolveIsolation(options.isolation);
   const typecheckMode = options.typecheck ?? 'reject';
   if (!['reject', 'warn', 'off'].includes(typecheckMode)) throw new InvalidOptionError({ where: 'createRunCodeTool', option: 'typecheck', value: typecheckMode, expected: '"reject", "warn" or "off"' });
   const typecheckLimits = resolveTypecheckLimits(options.typecheckLimits);
@@ -139,7 +139,7 @@ export function createRunCodeTool(options: RunCodeOptions = {}): RunCodeTool {
 
   /** The runner, loaded on first use; a failed load is tried again on the next run. */
   const activeRunner = (): Promise<ProgramRunner> => {
-    runner ??= loadRunner(isolation, options.capacity, osSandbox);
+    runner ??= loadRunner(isolation, options.capacity, osSandbox, strict);
     return runner.catch((err: unknown) => {
       runner = undefined;
       throw err;
@@ -250,7 +250,8 @@ function notDurable(where: string): InvalidOptionError {
 
 function checkCapacity(capacity: RunnerCapacity | undefined): void {
   if (capacity === undefined) return;
-  const { maxProcesses, poolSize } = capacity;
+  const { maxProcesses, poolSize, runsPerProcess } = capacity;
+  if (runsPerProcess !== undefined) checkRunsPerProcess(runsPerProcess, 'createRunCodeTool', 'capacity.runsPerProcess');
   if (maxProcesses !== undefined && !(Number.isSafeInteger(maxProcesses) && maxProcesses >= 1)) {
     throw new InvalidOptionError({ where: 'createRunCodeTool', option: 'capacity.maxProcesses', value: maxProcesses, expected: 'a whole number of at least 1' });
   }

@@ -30,6 +30,8 @@ import type { WireOutcome, WorkerToHost } from './wire.js';
 const MAX_MESSAGE_CHARS = 16 * 1024;
 /** Deepest result the guest sends (program.js converts a returned value at most 512 levels deep). */
 const MAX_RESULT_DEPTH = 512;
+/** How long a finished run still hears its process's frames (late calls named after its end). */
+const LATE_ROUTE_MS = 1_000;
 const OOM_PATTERN = /is_heap_oom = 1|heap out of memory|out-of-memory|Allocation failed|CALL_AND_RETRY_LAST|OOM/i;
 
 /** A process runner's outcome, with which process ran it. */
@@ -37,7 +39,7 @@ export type ProcessRunOutcome = RunOutcome & { readonly pid: number | undefined 
 
 /** One process run: the process, the program, the host's side, and the runner's bookkeeping. */
 export interface ProcessRunOptions {
-  /** The sandbox process this run has to itself. */
+  /** The sandbox process this run has a slot in (its other slots hold runs of the same group only). */
   readonly process: SandboxProcess;
   readonly request: RunRequest;
   readonly bridge: GuestBridge;
@@ -94,6 +96,11 @@ class ProcessRun implements StoppableRun {
   /** Late calls the process named (see {@link onLate}). */
   private lateNamed = 0;
   private baseCpuMs = 0;
+  /**
+   * Most runs the process held at once since this run started (it included): the process's
+   * memory and CPU time are theirs together, so its `rssMb` and CPU backstop scale by it.
+   */
+  private peakActive = 1;
   private poll: NodeJS.Timeout | undefined;
   private grace: NodeJS.Timeout | undefined;
   private unsubscribeAbort: (() => void) | undefined;
@@ -123,11 +130,14 @@ class ProcessRun implements StoppableRun {
         return;
       }
       const { limits } = request;
-      process.setFrameCap(6 * Math.max(limits.maxArgBytes + (1 << 20), limits.maxLogBytes, limits.maxResultBytes) + 65_536);
-      process.onMessage = (message) => this.onMessage(message);
-      process.onRunExit = (exit) => this.onExit(exit);
+      // The frame cap is the process's: with other runs in it, it only grows.
+      const cap = 6 * Math.max(limits.maxArgBytes + (1 << 20), limits.maxLogBytes, limits.maxResultBytes) + 65_536;
+      process.setFrameCap(process.active > 1 ? Math.max(cap, process.frameCap) : cap);
+      process.attach(this.options.runId, { message: (message) => this.onMessage(message), exit: (exit) => this.onExit(exit) });
       process.runs++;
-      this.baseCpuMs = process.takeStartCpuMs() ?? 0;
+      this.peakActive = Math.max(1, process.active);
+      // Alone in the process, the reading taken as it went idle will do; with other runs, now.
+      this.baseCpuMs = (process.active > 1 ? process.cpuMs() : process.takeStartCpuMs()) ?? 0;
       this.options.runs.add(this);
       this.unsubscribeAbort = subscribeAbort(this.signal, this.onAbort);
       this.poll = setInterval(() => this.supervise(), this.options.pollMs);
@@ -163,11 +173,13 @@ class ProcessRun implements StoppableRun {
     const usage = this.process.usage();
     if (usage === undefined) return;
     const { rssMb: rss, cpuMs: cpu } = usage;
-    if (rss > limits.rssMb) {
-      this.settle(limitFailure('rssMb', limits.rssMb, { by: 'process-killed', measured: `${Math.round(rss)} MB` }));
-      return this.kill(`resident memory ${Math.round(rss)} MB over ${limitText('rssMb', limits.rssMb)}`);
+    const runs = (this.peakActive = Math.max(this.peakActive, this.process.active));
+    if (rss > limits.rssMb * runs) {
+      const over = runs > 1 ? `${limitText('rssMb', limits.rssMb)} x ${runs} runs` : limitText('rssMb', limits.rssMb);
+      this.settle(limitFailure('rssMb', limits.rssMb, { by: 'process-killed', measured: `${Math.round(rss)} MB${runs > 1 ? ` for ${runs} runs` : ''}` }));
+      return this.kill(`resident memory ${Math.round(rss)} MB over ${over}`);
     }
-    if (cpu - this.baseCpuMs > cpuBackstopMs(limits.cpuMs, Math.min(this.callsReceived, limits.maxCalls))) {
+    if (cpu - this.baseCpuMs > runs * cpuBackstopMs(limits.cpuMs, Math.min(this.callsReceived, limits.maxCalls))) {
       this.settle(limitFailure('cpuMs', limits.cpuMs, { by: 'process-killed' }));
       this.kill(`CPU time over ${limitText('cpuMs', limits.cpuMs)}`);
     }
@@ -179,9 +191,14 @@ class ProcessRun implements StoppableRun {
   }
 
   private onExit(exit: SandboxExit): void {
+    if (this.finished) return;
     if (!this.settled) {
       const { memoryMb } = this.request.limits;
-      if (exit.killedFor === undefined && OOM_PATTERN.test(exit.stderrTail)) {
+      const outOfMemory = exit.killedFor === undefined && OOM_PATTERN.test(exit.stderrTail);
+      if (outOfMemory && this.peakActive > 1) {
+        // Which of the process's runs ran out is not known: none is told it passed memoryMb.
+        this.settle({ kind: 'crash', message: `The sandbox process ran out of memory while it held ${this.peakActive} runs of this agent (any of them may have caused it; ${describeExit(exit)}); it was replaced.` });
+      } else if (outOfMemory) {
         this.settle(limitFailure('memoryMb', memoryMb, { by: 'process-died', exit: describeExit(exit) }));
       } else {
         this.settle({ kind: 'crash', message: `The sandbox process ${exit.killedFor ? `was killed: ${exit.killedFor}` : `died (${describeExit(exit)})`}; it was replaced.` });
@@ -223,15 +240,15 @@ class ProcessRun implements StoppableRun {
   }
 
   private onMessage(message: WorkerToHost): void {
-    const runId = message.t === 'ready' ? undefined : message.runId;
     if (this.finished) {
-      // The run is over (the process is idle or being killed): nothing may arrive now.
-      this.late(message, runId === this.options.runId ? 'run-ended' : 'not-assigned');
-      this.process.kill('it sent a message after its run ended');
+      // The run is over: its late calls are recorded (the worker may name some after its end)
+      // and the process takes no new run; anything else now is hostile.
+      this.late(message, 'run-ended');
+      if (message.t === 'late') this.process.retiring ??= 'it sent late calls after its run ended';
+      else this.process.kill('it sent a message after its run ended');
       return;
     }
     if (message.t === 'ready') return this.hostile('a second "ready"');
-    if (runId !== this.options.runId) return this.late(message, 'not-assigned');
     if (this.settled && message.t !== 'done') return this.late(message, 'run-ended');
     switch (message.t) {
       case 'calls':
@@ -374,7 +391,10 @@ class ProcessRun implements StoppableRun {
     this.finished = true;
     if (this.poll !== undefined) clearInterval(this.poll);
     if (this.grace !== undefined) clearTimeout(this.grace);
-    this.process.onRunExit = undefined;
-    this.options.onProcessFree(this.process, reusable && !this.process.dead);
+    // Still attached for a while: the worker may name late calls just after the end.
+    const { process } = this;
+    const runId = this.options.runId;
+    setTimeout(() => process.detach(runId), LATE_ROUTE_MS).unref();
+    this.options.onProcessFree(process, reusable && !process.dead);
   }
 }

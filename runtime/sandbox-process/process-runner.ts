@@ -14,12 +14,14 @@
  */
 import type { GuestBridge, ProgramRunner, RunRequest } from '../program-runner.js';
 import { RunRequestError, validateRunRequest, type LateCallEvent } from '../isolate/index.js';
-import { abortMessage, type StoppableRun } from '../run-checks.js';
+import { abortMessage, reportDroppedCalls, type StoppableRun } from '../run-checks.js';
 import { limitFailure } from '../../bridge/index.js';
 import { resolveOsSandbox, type OsSandboxKind, type OsSandboxMode } from '../os-sandbox/index.js';
-import { defaultMaxProcesses, ProcessPool, type ProcessEvent } from './process-pool.js';
+import { defaultMaxProcesses, ProcessPool, type PooledProcess, type ProcessEvent } from './process-pool.js';
 import { executeProcessRun, type ProcessRunOutcome } from './process-run.js';
+import type { SandboxProcess } from './sandbox-process.js';
 import { errorText } from '../../tools/index.js';
+import { checkRunsPerProcess } from './runs-per-process.js';
 
 /** Options for {@link createProcessRunner}. */
 export interface ProcessRunnerOptions {
@@ -46,8 +48,20 @@ export interface ProcessRunnerOptions {
   readonly abortGraceMs?: number;
   /** How long a process may take to start, in ms. Default 15000. */
   readonly startTimeoutMs?: number;
-  /** Runs a process serves before it is replaced. Default 100. */
+  /** Runs a process serves, per slot, before it is replaced. Default 100. */
   readonly maxRunsPerProcess?: number;
+  /**
+   * Runs of one group (`RunRequest.group`) a sandbox process holds at once, each in its own
+   * slot: its own isolate (reused per `isolateRuns`), a fresh context per run, its slices on
+   * its own thread. A process serves one group for its life; runs without a group share
+   * processes one at a time. 1 to 8; default 4.
+   */
+  readonly runsPerProcess?: number;
+  /**
+   * One run per sandbox process for the process's life, and a fresh isolate per run (`isolation:
+   * { strict: true }`): no run ever shares a process with another. Default false.
+   */
+  readonly strict?: boolean;
   /**
    * Clean runs of one group (`RunRequest.group`) an isolate serves in a process, each in a fresh
    * context, before it is disposed. Default 8; 1: a fresh isolate for every run.
@@ -81,12 +95,16 @@ export interface ProcessRunnerStats {
   readonly active: number;
 }
 
+
+
 /** The sandbox-process runner, with warm-up and counters on top of {@link ProgramRunner}. */
 export interface ProcessRunner extends ProgramRunner {
   run(request: RunRequest, bridge: GuestBridge, signal: AbortSignal): Promise<ProcessRunOutcome>;
   /** Resolves once `poolSize` processes are started and idle. */
   warmUp(): Promise<void>;
   stats(): ProcessRunnerStats;
+  /** The live sandbox processes: pid, group, runs in each now (tests, logs). */
+  processes(): PooledProcess[];
   /** What confines this runner's processes: `bubblewrap`, or `none` (`off`, or `auto` where it is unavailable). */
   readonly osSandbox: OsSandboxKind;
 }
@@ -103,6 +121,8 @@ function notifyQueued(bridge: GuestBridge, waiting: boolean): void {
 export function createProcessRunner(options: ProcessRunnerOptions = {}): ProcessRunner {
   const osSandbox = resolveOsSandbox({ mode: options.osSandbox, ...(options.bwrapPath !== undefined ? { bwrapPath: options.bwrapPath } : {}) });
   const maxProcesses = Math.max(1, Math.floor(options.maxProcesses ?? defaultMaxProcesses()));
+  const strict = options.strict === true;
+  const runsPerProcess = strict ? 1 : checkRunsPerProcess(options.runsPerProcess, 'createProcessRunner');
   const pool = new ProcessPool({
     size: Math.min(maxProcesses, Math.max(0, Math.floor(options.poolSize ?? 1))),
     maxProcesses,
@@ -111,17 +131,62 @@ export function createProcessRunner(options: ProcessRunnerOptions = {}): Process
     memoryMb: Math.max(8, options.memoryMb ?? 64),
     startTimeoutMs: options.startTimeoutMs ?? 15_000,
     maxRunsPerProcess: Math.max(1, options.maxRunsPerProcess ?? 100),
-    isolateRuns: Math.max(1, Math.floor(options.isolateRuns ?? 8)),
-    slots: 1,
+    isolateRuns: strict ? 1 : Math.max(1, Math.floor(options.isolateRuns ?? 8)),
+    slots: runsPerProcess,
+    strict,
     workerEntry: options.workerEntry,
     osSandbox,
     onProcessEvent: options.onProcessEvent,
+    // A call for a run the process does not hold: dropped and reported, never dispatched.
+    onForeignMessage: (message) => {
+      if (message.t === 'calls') reportDroppedCalls('calls', message.items, 'not-assigned', options.onLateCall);
+    },
   });
   /** Runs executing in a process (the runner's close stops them). */
   const runs = new Set<StoppableRun>();
   let active = 0;
   let closed = false;
   let nextRunId = 1;
+
+  /**
+   * Fairness while waiting for a person (docs/run-life.md "Waiting for a person"): a group may
+   * hold at most its share of the pool's processes with runs that only wait for people, where
+   * its share is `maxProcesses` over the groups using the pool (at least two, so one group never
+   * holds them all); an ask that would take it past that is not put to anyone.
+   */
+  function giveGate(bridge: GuestBridge, process: SandboxProcess, group: string | undefined): () => void {
+    const none = () => undefined;
+    if (typeof bridge.personWaits !== 'function') return none;
+    let waiting = false;
+    let ended = false;
+    const set = (now: boolean) => {
+      if (ended || now === waiting) return;
+      waiting = now;
+      process.waitingRuns += now ? 1 : -1;
+    };
+    try {
+      bridge.personWaits({
+        admit: () => {
+          if (ended) return undefined;
+          const share = Math.max(1, Math.floor(maxProcesses / Math.max(2, pool.groupsInUse())));
+          let held = 0;
+          for (const p of pool.processesOf(group)) {
+            const waitingRuns = p.waitingRuns + (p === process && !waiting ? 1 : 0);
+            if (p.active > 0 && waitingRuns >= p.active) held++;
+          }
+          if (held <= share) return undefined;
+          return `unavailable: this agent's runs would hold ${held} of the ${maxProcesses} sandbox processes only waiting for people, over its share (${share}); the call was not put to a person`;
+        },
+        waiting: set,
+      });
+    } catch {
+      return none; // the bridge's problem; its asks go on unchecked
+    }
+    return () => {
+      set(false);
+      ended = true;
+    };
+  }
 
   async function run(request: RunRequest, bridge: GuestBridge, signal: AbortSignal): Promise<ProcessRunOutcome> {
     const startedAt = performance.now();
@@ -133,7 +198,8 @@ export function createProcessRunner(options: ProcessRunnerOptions = {}): Process
       let process;
       // Waiting for a free (or new) process is not the program's time: the bridge may stop its
       // wall clock. The wait is bounded here instead, by the same wallMs.
-      const waits = pool.ready === 0;
+      const { group } = request;
+      const waits = !pool.hasRoomFor(group);
       const { wallMs: waitLimitMs } = request.limits;
       const gaveUp = new AbortController();
       const timer = waits ? setTimeout(() => gaveUp.abort(), waitLimitMs) : undefined;
@@ -142,7 +208,7 @@ export function createProcessRunner(options: ProcessRunnerOptions = {}): Process
       try {
         // Memory an earlier run left in a process would count against this run's rssMb: it gets
         // one that holds at most a quarter of rssMb more than a fresh process.
-        process = await pool.acquire(signal, { queueLimit: waits ? gaveUp.signal : undefined, maxGrowthMb: request.limits.rssMb / 4 });
+        process = await pool.acquire(signal, { ...(group !== undefined ? { group } : {}), queueLimit: waits ? gaveUp.signal : undefined, maxGrowthMb: request.limits.rssMb / 4 });
       } catch (err) {
         const wallMs = performance.now() - startedAt;
         if (signal.aborted || closed) return { ok: false, failure: { kind: 'aborted', message: 'The run was aborted while waiting for a sandbox process.' }, cpuMs: 0, wallMs, pid: undefined };
@@ -158,6 +224,7 @@ export function createProcessRunner(options: ProcessRunnerOptions = {}): Process
         process.kill('the runner closed');
         return { ok: false, failure: { kind: 'aborted', message: abortMessage(new Error('the runner was closed')) }, cpuMs: 0, wallMs: performance.now() - startedAt, pid: undefined };
       }
+      const endGate = giveGate(bridge, process, group);
       return await executeProcessRun({
         process,
         request,
@@ -169,7 +236,10 @@ export function createProcessRunner(options: ProcessRunnerOptions = {}): Process
         pollMs: Math.max(5, options.pollMs ?? 25),
         abortGraceMs: Math.max(10, options.abortGraceMs ?? 250),
         onLateCall: options.onLateCall,
-        onProcessFree: (p, reusable) => (reusable ? pool.release(p) : p.kill('its run ended badly')),
+        onProcessFree: (p, reusable) => {
+          endGate();
+          pool.release(p, reusable);
+        },
       });
     } finally {
       active--;
@@ -180,6 +250,7 @@ export function createProcessRunner(options: ProcessRunnerOptions = {}): Process
     run,
     warmUp: () => pool.fill(),
     stats: () => ({ ready: pool.ready, processes: pool.size, active }),
+    processes: () => pool.processes(),
     osSandbox: osSandbox.kind,
     async close() {
       closed = true;

@@ -63,22 +63,39 @@ export interface ProcessUsage {
   readonly cpuMs: number;
 }
 
+/** One run's hooks in a process (process-run.ts): its messages, and the process's exit. */
+export interface RunRoute {
+  message(message: WorkerToHost): void;
+  exit(exit: SandboxExit): void;
+}
+
 /** A child process running the sandbox worker. */
 export class SandboxProcess {
-  /** Receives each message from the child, checked (set by the run that owns the process). */
+  /**
+   * Receives each checked message from the child that is for no run attached here ({@link attach}):
+   * `ready` while starting, then anything else (the runner's stray handler).
+   */
   onMessage: ((message: WorkerToHost) => void) | undefined;
-  /** Called once when the process has exited or been killed (the pool's hook). */
+  /** Called once when the process has exited or been killed (the pool's hook), after the runs' own. */
   onExit: ((exit: SandboxExit) => void) | undefined;
-  /** Called once when the process has exited, before `onExit` (the current run's hook). */
-  onRunExit: ((exit: SandboxExit) => void) | undefined;
   /** Runs started in this process. */
   runs = 0;
+  /** The group this process serves, set by the pool as its first run takes it; never changed after. */
+  group: string | undefined;
+  /** Runs in it now: its slots in use (the pool's count). */
+  active = 0;
+  /** Runs in it whose children wait for a person now (the runner's fairness count). */
+  waitingRuns = 0;
+  /** Set when it takes no new run: it is killed as its last run ends (the reason). */
+  retiring: string | undefined;
+  /** The runs attached, by run id; a finished run stays a while to hear what comes late. */
+  private readonly routes = new Map<number, RunRoute>();
   /** Resident memory (MB) when the process said `ready`: what a fresh process holds. */
   startRssMb: number | undefined;
   private exited: SandboxExit | undefined;
   private killedFor: string | undefined;
   private stderrTail = '';
-  private frameCap = 64 * 1024;
+  private frameCapBytes = 64 * 1024;
   /** CPU time read when the process last went idle; see {@link takeStartCpuMs}. */
   private idleCpuMs: number | undefined;
   private readonly input: Writable;
@@ -115,9 +132,13 @@ export class SandboxProcess {
     // One read may hold several frames (the worker writes a turn's frames together): once the
     // process is killed, the rest of them are dropped like any later read.
     const reader = new FrameReader(
-      () => this.frameCap,
+      () => this.frameCapBytes,
       (message) => {
-        if (!this.dead) this.onMessage?.(readWorkerMessage(message));
+        if (this.dead) return;
+        const checked = readWorkerMessage(message);
+        const route = checked.t === 'ready' ? undefined : this.routes.get(checked.runId);
+        if (route !== undefined) route.message(checked);
+        else this.onMessage?.(checked);
       },
     );
     stdio[4].on('data', (chunk: Buffer) => {
@@ -146,7 +167,9 @@ export class SandboxProcess {
         clearTimeout(timer);
         const exit: SandboxExit = { code, signal, killedFor: this.killedFor, stderrTail: this.stderrTail };
         this.exited = exit;
-        this.onRunExit?.(exit);
+        const routes = [...this.routes.values()];
+        this.routes.clear();
+        for (const route of routes) route.exit(exit);
         this.onExit?.(exit);
       };
       const stderr = stdio[2];
@@ -174,7 +197,8 @@ export class SandboxProcess {
       stdio[fd] = 'pipe';
     }
     // A task limit and a memory bound that counts shared pages, where a cgroup can be made here.
-    const cgroup = openTaskCgroup({ memoryMb: options.memoryMb, user: launch.uid !== undefined && launch.gid !== undefined ? { uid: launch.uid, gid: launch.gid } : undefined });
+    // Each slot holds an isolate of its own: the bound grows with them.
+    const cgroup = openTaskCgroup({ memoryMb: options.memoryMb * Math.max(1, options.slots ?? 1), user: launch.uid !== undefined && launch.gid !== undefined ? { uid: launch.uid, gid: launch.gid } : undefined });
     const command = cgroup ? cgroup.wrap(launch.file, launch.args) : { file: launch.file, args: [...launch.args] };
     const child = spawn(command.file, command.args, {
       cwd: options.cwd,
@@ -276,6 +300,16 @@ export class SandboxProcess {
     );
   }
 
+  /** Routes the messages of run `runId` to `route`, and tells it of the process's exit. */
+  attach(runId: number, route: RunRoute): void {
+    this.routes.set(runId, route);
+  }
+
+  /** Stops routing to run `runId` (its later messages go to {@link onMessage}). */
+  detach(runId: number): void {
+    this.routes.delete(runId);
+  }
+
   /** Process id of the worker (under bubblewrap: the sandboxed worker's, not bwrap's). */
   get pid(): number | undefined {
     return this.osSandbox === 'bubblewrap' ? this.sandboxedPid : this.child.pid;
@@ -304,9 +338,14 @@ export class SandboxProcess {
     else this.child.unref();
   }
 
-  /** Largest frame the child may send now (set per run from its limits). */
+  /** Largest frame the child may send now. */
+  get frameCap(): number {
+    return this.frameCapBytes;
+  }
+
+  /** Sets the largest frame the child may send (per run from its limits). */
   setFrameCap(bytes: number): void {
-    this.frameCap = bytes;
+    this.frameCapBytes = bytes;
   }
 
   /**

@@ -1,9 +1,15 @@
 /**
- * Entry of a sandbox process (`node --no-node-snapshot worker.js <memoryMb>`). It runs programs
- * with the in-process isolate runner, one run at a time, and relays the guest's calls and
- * console lines to the host over frames on fd 4; the host's replies arrive on fd 3. It holds no
- * tool, token or secret: its environment is empty and its working directory an empty temp
- * directory. When the host goes away (fd 3 closes) it exits.
+ * Entry of a sandbox process (`node --no-node-snapshot worker.js <memoryMb> <isolateRuns>
+ * <slots>`). It runs programs with the in-process isolate runner, up to `slots` runs at once
+ * (all of one group: the host's pool sees to that), and relays the guest's calls and console
+ * lines to the host over frames on fd 4; the host's replies arrive on fd 3. It holds no tool,
+ * token or secret: its environment is empty and its working directory an empty temp directory.
+ * When the host goes away (fd 3 closes) it exits.
+ *
+ * With more than one slot every slice of guest code runs on isolated-vm's own thread for its
+ * isolate (`offThreadSlices`), so a program computing in one slot never holds this thread, and
+ * with it the calls and outcomes of the other slots; each slot's slice is bounded by its own
+ * CPU budget. With one slot slices run on this thread (no hand-off per slice), as before.
  */
 import { readSync, writeSync } from 'node:fs';
 import net from 'node:net';
@@ -19,7 +25,7 @@ import { errorText } from '../../tools/errors.js';
 /** Calls are sent in batches of at most this many bytes of arguments. */
 const CALL_BATCH_BYTES = 1 << 20;
 
-interface CurrentRun {
+interface ActiveRun {
   readonly runId: number;
   readonly controller: AbortController;
   /** Pushes a batch of outcomes from the host into the run, with a durable run's clock (set when the run starts). */
@@ -46,7 +52,9 @@ const CLEANUP_DELAY_MS = 3;
 // A fatal V8 out-of-memory error (an allocation past any heap limit) aborts this process; the
 // host sees the exit and reports the memory limit. This process has nothing else to do between
 // runs, so it prepares its spare isolate on its own thread.
-const runner = createIsolateRunner({ poolSize: 1, memoryMb, cleanupDelayMs: CLEANUP_DELAY_MS, blockingRefill: true, isolateRuns });
+// With one slot it prepares its spare isolate on its own thread (nothing else to do between
+// runs); with several, off it, so the other slots' calls are not held meanwhile.
+const runner = createIsolateRunner({ poolSize: 1, memoryMb, cleanupDelayMs: CLEANUP_DELAY_MS, blockingRefill: slots === 1, isolateRuns, keptIsolates: slots, offThreadSlices: slots > 1 });
 const INPUT_FD = 3;
 const OUTPUT_FD = 4;
 const readBuffer = Buffer.allocUnsafe(64 * 1024);
@@ -62,7 +70,8 @@ const inputOptions: net.SocketConstructorOpts & { onread: net.OnReadOpts } = {
 const input = new net.Socket(inputOptions);
 const output = new net.Socket({ fd: OUTPUT_FD, readable: false, writable: true });
 const replyWait = new ReplyWait(availableParallelism());
-let current: CurrentRun | undefined;
+/** Runs in progress, by the host's run id (at most `slots`). */
+const active = new Map<number, ActiveRun>();
 /** A frame is being dispatched: reading more input now would re-enter the reader. */
 let dispatching = false;
 /** Replies read by polling since the event loop last turned (see {@link awaitReply}). */
@@ -166,13 +175,14 @@ function awaitReply(): void {
 }
 
 /** Sends the queued calls; `thenAwait`: then poll for their outcomes for a while ({@link awaitReply}). */
-function flushCalls(run: CurrentRun, thenAwait = false): void {
+function flushCalls(run: ActiveRun, thenAwait = false): void {
   run.flushScheduled = false;
   if (run.queue.length === 0) return;
   send({ t: 'calls', runId: run.runId, items: run.queue });
   run.queue = [];
   run.queueBytes = 0;
-  if (thenAwait && current === run) awaitReply();
+  // Polling for the reply holds this thread: only while this run is the only one here.
+  if (thenAwait && active.size === 1 && active.get(run.runId) === run) awaitReply();
 }
 
 /**
@@ -180,7 +190,7 @@ function flushCalls(run: CurrentRun, thenAwait = false): void {
  * ended, which the runner dropped. A run names at most MAX_RECORDED_LATE_CALLS of them (the host
  * records no more one by one) and only counts the rest, so a flood costs this process a counter.
  */
-function flushLate(run: CurrentRun): void {
+function flushLate(run: ActiveRun): void {
   if (run.lateNames.length === 0 && run.lateMore === 0) return;
   send({ t: 'late', runId: run.runId, names: run.lateNames, more: run.lateMore });
   run.lateNames = [];
@@ -189,7 +199,7 @@ function flushLate(run: CurrentRun): void {
 
 // Calls pass through as the guest numbered them, in batches, and outcomes come back as the
 // host batched them: this process keeps no per-call state (the host checks every call again).
-function bridgeFor(run: CurrentRun): RelayBridge & LateCallAwareBridge {
+function bridgeFor(run: ActiveRun): RelayBridge & LateCallAwareBridge {
   return {
     relayCalls(items) {
       for (let i = 0; i + 2 < items.length; i += 3) {
@@ -226,15 +236,19 @@ function bridgeFor(run: CurrentRun): RelayBridge & LateCallAwareBridge {
         run.lateNamed++;
         run.lateNames.push(event.name);
       } else run.lateMore++;
-      if (current !== run) queueMicrotask(() => flushLate(run));
+      if (active.get(run.runId) !== run) queueMicrotask(() => flushLate(run));
     },
   };
 }
 
 function startRun({ runId, request }: Extract<HostToWorker, { t: 'run' }>): void {
-  if (current !== undefined) return;
-  const run: CurrentRun = { runId, controller: new AbortController(), deliver: undefined, queue: [], queueBytes: 0, flushScheduled: false, lateNames: [], lateMore: 0, lateNamed: 0 };
-  current = run;
+  // The host's pool never sends more than `slots` runs, nor one id twice; should it, the run is refused.
+  if (active.size >= slots || active.has(runId)) {
+    send({ t: 'done', runId, outcome: { ok: false, failure: { kind: 'crash', message: `The sandbox process already holds ${active.size} runs (its slots: ${slots}).` }, cpuMs: 0, wallMs: 0 } });
+    return;
+  }
+  const run: ActiveRun = { runId, controller: new AbortController(), deliver: undefined, queue: [], queueBytes: 0, flushScheduled: false, lateNames: [], lateMore: 0, lateNamed: 0 };
+  active.set(runId, run);
   runner
     .run(request, bridgeFor(run), run.controller.signal)
     .then(
@@ -244,15 +258,13 @@ function startRun({ runId, request }: Extract<HostToWorker, { t: 'run' }>): void
     .then((outcome) => {
       flushCalls(run);
       flushLate(run);
-      current = undefined;
+      active.delete(runId);
       send({ t: 'done', runId, outcome });
     });
 }
 
 function deliver({ runId, items, clock }: Extract<HostToWorker, { t: 'results' }>): void {
-  const run = current;
-  if (run === undefined || runId !== run.runId) return;
-  run.deliver?.(items, clock);
+  active.get(runId)?.deliver?.(items, clock);
 }
 
 // The host is trusted, but a frame that is not one of its messages is a bug: readHostMessage
@@ -267,7 +279,7 @@ const reader = new FrameReader(
       case 'results':
         return deliver(message);
       case 'abort':
-        if (current !== undefined && message.runId === current.runId) current.controller.abort(new Error('aborted by the host'));
+        active.get(message.runId)?.controller.abort(new Error('aborted by the host'));
         return;
     }
   },

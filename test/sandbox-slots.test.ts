@@ -1,0 +1,134 @@
+/**
+ * Run slots in agent-affine sandbox processes (issue 29, docs/run-life.md "Groups, slots and
+ * isolates"): a process serves one group and holds up to `runsPerProcess` of its runs at once;
+ * the pool fills a free slot before it starts a process; different groups never share a
+ * process; a CPU-bound program in one slot does not hold its process-mates' calls; a process's
+ * crash fails only its own runs; `strict` gives every run a process of its own. Real sandbox
+ * processes, checked by pid (the outcome's and the pool's own account).
+ */
+import { afterAll, describe, expect, it } from 'vitest';
+import { createProcessRunner, type ProcessEvent, type ProcessRunOutcome } from '../runtime/sandbox-process/index.js';
+import { createRunCodeTool } from '../runtime/index.js';
+import { failureOf, runProgram } from './isolate-harness.js';
+
+const pidOf = (r: { outcome: unknown }) => (r.outcome as ProcessRunOutcome).pid;
+async function until(check: () => boolean): Promise<void> {
+  for (let i = 0; i < 500 && !check(); i++) await new Promise((r) => setTimeout(r, 10));
+}
+const started = (events: ProcessEvent[]) => events.filter((e) => e.kind === 'started').length;
+
+describe('when runs of one agent come at once (runsPerProcess 4)', () => {
+  const events: ProcessEvent[] = [];
+  const runner = createProcessRunner({ poolSize: 0, maxProcesses: 4, runsPerProcess: 4, osSandbox: 'off', onProcessEvent: (e) => events.push(e) });
+  afterAll(() => runner.close());
+
+  it('puts up to four in one process and starts a second process only for the fifth', async () => {
+    const program = 'await tools.wait({ ms: 1500 }); return 1;';
+    const runs = await Promise.all(Array.from({ length: 5 }, () => runProgram(runner, program, { group: 'agent-a' })));
+    for (const r of runs) expect(r.value).toBe(1);
+    const pids = runs.map(pidOf);
+    expect(new Set(pids).size).toBe(2);
+    const counts = [...new Set(pids)].map((pid) => pids.filter((p) => p === pid).length).sort();
+    expect(counts).toEqual([1, 4]);
+    expect(started(events)).toBe(2);
+  });
+
+  it('starts no process while a slot of the group is free: a run that comes later joins the busy one', async () => {
+    const before = started(events);
+    const first = runProgram(runner, 'await tools.wait({ ms: 1000 }); return "first";', { group: 'agent-b' });
+    await until(() => runner.processes().some((p) => p.group === 'agent-b' && p.active === 1));
+    const during = runner.processes().filter((p) => p.group === 'agent-b');
+    expect(during).toHaveLength(1);
+    expect(during[0]!.active).toBe(1);
+    const second = await runProgram(runner, 'return "second";', { group: 'agent-b' });
+    expect(second.value).toBe('second');
+    const one = await first;
+    expect(pidOf(second)).toBe(pidOf(one));
+    expect(started(events) - before).toBe(1);
+  });
+
+  it('never gives two agents one process, at once or one after the other', async () => {
+    const program = 'await tools.wait({ ms: 200 }); return 1;';
+    const [a, b] = await Promise.all([runProgram(runner, program, { group: 'agent-c' }), runProgram(runner, program, { group: 'agent-d' })]);
+    expect(pidOf(a)).not.toBe(pidOf(b));
+    const later = await runProgram(runner, 'return 2;', { group: 'agent-d' });
+    expect(pidOf(later)).toBe(pidOf(b));
+    const other = await runProgram(runner, 'return 3;', { group: 'agent-e' });
+    expect([pidOf(a), pidOf(b)]).not.toContain(pidOf(other));
+    for (const p of runner.processes()) expect(['agent-a', 'agent-b', 'agent-c', 'agent-d', 'agent-e']).toContain(p.group);
+  });
+
+  it('stops an idle process of another agent to make room at maxProcesses', async () => {
+    // agent-a..e hold or held processes; at the cap a new agent still gets one.
+    const fresh = await runProgram(runner, 'return "room";', { group: 'agent-f' });
+    expect(fresh.value).toBe('room');
+    expect(runner.processes().length).toBeLessThanOrEqual(4);
+  });
+});
+
+describe('when one slot computes without end and another makes calls', () => {
+  const runner = createProcessRunner({ poolSize: 0, maxProcesses: 2, runsPerProcess: 2, osSandbox: 'off' });
+  afterAll(() => runner.close());
+
+  it('finishes the calls normally while the loop runs into cpuMs, in the same process', async () => {
+    const spin = runProgram(runner, 'while (true) {}', { group: 'agent', limits: { cpuMs: 3_000 } });
+    await until(() => runner.processes().some((p) => p.active === 1));
+    const calls = await runProgram(runner, 'let n = 0; for (let i = 0; i < 20; i++) n += (await tools.echo({ i })).i; return n;', { group: 'agent', limits: { cpuMs: 3_000 } });
+    expect(calls.value).toBe(190);
+    const spun = await spin;
+    expect(failureOf(spun.outcome)).toMatchObject({ kind: 'limit', limit: 'cpuMs' });
+    expect(pidOf(calls)).toBe(pidOf(spun));
+    // The loop was still running when the calls ended: they did not wait for it.
+    expect(calls.outcome.wallMs).toBeLessThan(spun.outcome.wallMs);
+  });
+});
+
+describe('when a process of an agent crashes', () => {
+  const runner = createProcessRunner({ poolSize: 0, maxProcesses: 3, runsPerProcess: 4, osSandbox: 'off' });
+  afterAll(() => runner.close());
+
+  it('fails the runs in that process only, and the next run of that agent succeeds', async () => {
+    const waiting = runProgram(runner, 'await tools.wait({ ms: 3000 }); return "survived";', { group: 'crasher' });
+    const other = runProgram(runner, 'await tools.wait({ ms: 1500 }); return "other agent";', { group: 'bystander' });
+    await until(() => runner.processes().filter((p) => p.active === 1).length === 2);
+    const bomb = await runProgram(runner, 'new Array(1e9).fill(0); return 1;', { group: 'crasher', limits: { memoryMb: 32 } });
+    const mate = await waiting;
+    expect(pidOf(mate)).toBe(pidOf(bomb));
+    // Which of them ran the process out of memory is not known: both are told so, neither is blamed.
+    for (const r of [bomb, mate]) expect(failureOf(r.outcome)).toMatchObject({ kind: 'crash', message: expect.stringMatching(/ran out of memory while it held 2 runs/) });
+    expect((await other).value).toBe('other agent');
+    const next = await runProgram(runner, 'return (await tools.echo({ ok: true })).ok;', { group: 'crasher' });
+    expect(next.value).toBe(true);
+    expect(pidOf(next)).not.toBe(pidOf(bomb));
+  });
+});
+
+describe('with strict isolation', () => {
+  const events: ProcessEvent[] = [];
+  const runner = createProcessRunner({ poolSize: 1, maxProcesses: 3, strict: true, osSandbox: 'off', onProcessEvent: (e) => events.push(e) });
+  afterAll(() => runner.close());
+
+  it('gives every run a new process, one after the other and at once', async () => {
+    const sequential: (number | undefined)[] = [];
+    for (let i = 0; i < 3; i++) sequential.push(pidOf(await runProgram(runner, 'return 1;', { group: 'agent' })));
+    expect(new Set(sequential).size).toBe(3);
+    const together = await Promise.all([0, 1].map(() => runProgram(runner, 'await tools.wait({ ms: 200 }); return 1;', { group: 'agent' })));
+    expect(pidOf(together[0]!)).not.toBe(pidOf(together[1]!));
+    expect([...sequential]).not.toContain(pidOf(together[0]!));
+  });
+});
+
+describe('runsPerProcess and strict isolation as options', () => {
+  it('refuses runsPerProcess outside 1 to 8, naming the option, on the runner and on run_code', () => {
+    for (const value of [0, 9, 2.5, Number.NaN]) {
+      expect(() => createProcessRunner({ runsPerProcess: value, osSandbox: 'off' })).toThrow(/createProcessRunner: runsPerProcess must be a whole number from 1 to 8/);
+      expect(() => createRunCodeTool({ capacity: { runsPerProcess: value } })).toThrow(/createRunCodeTool: capacity\.runsPerProcess must be a whole number from 1 to 8/);
+    }
+  });
+
+  it('takes isolation { strict: true } and refuses any other object', () => {
+    expect(() => createRunCodeTool({ isolation: { strict: true }, warmup: false })).not.toThrow();
+    expect(() => createRunCodeTool({ isolation: { strict: 'yes' } as never })).toThrow(/createRunCodeTool: isolation must be "process", "isolate" or \{ strict: true \}/);
+    expect(() => createRunCodeTool({ isolation: { strict: true, slots: 2 } as never })).toThrow(/isolation must be/);
+  });
+});

@@ -3,7 +3,9 @@
  * (about 10 MB of JSON), the program reads them and returns their count, through run_code in
  * both isolation modes. Against the same run's baseline, a plain JSON round trip of the value
  * (`JSON.parse(JSON.stringify(rows))`), it reports per mode:
- * - the whole run's wall time (median of the runs), and its ratio to the baseline (target 1.5x);
+ * - the whole run's wall time (median of the runs), and its ratio to the baseline (issue 29's
+ *   target for the process row: 2.0x; a large array result streams to the sandbox process in
+ *   parts, parsed while the pipeline walks on: tools/result-text-stream.ts);
  * - the longest stall of the host's event loop during the run, from a 1 ms heartbeat timer and
  *   from `monitorEventLoopDelay` (target: never more than 50 ms);
  * - the most CPU time the host's main thread used within one heartbeat gap (Linux /proc, 10 ms
@@ -158,7 +160,7 @@ console.table(
     };
   }),
 );
-console.log('targets: each run_code row <= 1.5x the baseline; no stall over 50 ms in any run_code row (the baseline itself is one stall)');
+console.log('targets (issue 29): run_code process <= 2.0x the baseline; no stall over 50 ms in any run_code row (the baseline itself is one stall)');
 
 await isolateRunner.close();
 await processRunner.close();

@@ -27,6 +27,8 @@
  *   timer (run-sleeps.ts), not a tool call: no pipeline, not in `calls`, not in `maxCalls`.
  */
 import { setMaxListeners } from 'node:events';
+import { RESULT_TEXT_STREAM, type ResultTextStream, type ResultTextStreamOptions } from '../tools/result-text-stream.js';
+import type { DurableCallOptions } from '../tools/durable-call.js';
 import { APPROVAL_BUDGET, CallScheduler, DURABLE_CALL, type ApprovalBudget, errorText, subscribeAbort, tokenIdOf, type AgentRef, type CallOptions, type DurableCall, type JsonValue, type ToolHost, type ToolResult } from '../tools/index.js';
 import { openApprovalWaits } from './approval-waits.js';
 import { ChildCalls, type ChildCallRecord } from './child-calls.js';
@@ -90,8 +92,10 @@ export interface RunBridgeOptions {
 
 /** What a durable run's relay says about one call it passes on (runtime/durable). */
 export interface ChildCallMeta {
-  /** The program's number of the call (ids are built from it with `idTag`). */
-  readonly seq: number;
+  /** The program's number of the call (ids are built from it with `idTag`; a durable run's relay sets it). */
+  readonly seq?: number;
+  /** A large array result's text streamed to the program's sandbox process as it is made (tools/result-text-stream.ts). */
+  readonly textStream?: ResultTextStream;
   /** The pipeline hooks of a durable run's call (tools/durable-call.ts). */
   readonly durable?: DurableCall;
   /** Hears the pipeline's result (not called for a call the bridge refused itself). */
@@ -284,6 +288,17 @@ export function openRunBridge(options: RunBridgeOptions): RunBridge {
     calls.settle(entry, status, undefined, entry.startedAt + ms);
   };
 
+  // A call's own parts of its options: a durable run's hooks, a runner's text stream.
+  const optionsFor = (meta: ChildCallMeta): CallOptions => {
+    if (meta.durable === undefined && meta.textStream === undefined) return childOptions;
+    const withParts: CallOptions & DurableCallOptions & ResultTextStreamOptions = {
+      ...childOptions,
+      ...(meta.durable !== undefined ? { [DURABLE_CALL]: meta.durable } : {}),
+      ...(meta.textStream !== undefined ? { [RESULT_TEXT_STREAM]: meta.textStream } : {}),
+    };
+    return withParts;
+  };
+
   const call = async (name: string, argsJson: string, meta?: ChildCallMeta): Promise<ChildOutcome> => {
     if (name === SLEEP_CALL) return sleeps.sleep(argsJson);
     if (revoked) return refuseLate(name);
@@ -325,7 +340,7 @@ export function openRunBridge(options: RunBridgeOptions): RunBridge {
         // Until its first await the pipeline looks the tool up, validates and records: host work.
         const started = now();
         try {
-          return host.call({ id, name: toolName, args }, meta?.durable === undefined ? childOptions : ({ ...childOptions, [DURABLE_CALL]: meta.durable } as CallOptions));
+          return host.call({ id, name: toolName, args }, meta === undefined ? childOptions : optionsFor(meta));
         } finally {
           hostWork.charge(now() - started);
         }

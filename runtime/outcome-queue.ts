@@ -6,7 +6,7 @@
  * after the pipeline's own awaits) still cross together: one slice, or one frame, per batch
  * instead of one per call.
  */
-import type { OutcomeBatch } from './isolate/guest/protocol.js';
+import { OUTCOME_PARTS, type OutcomeBatch } from './isolate/guest/protocol.js';
 import type { GuestCallOutcome } from './program-runner.js';
 
 export type { OutcomeBatch } from './isolate/guest/protocol.js';
@@ -39,6 +39,17 @@ export class OutcomeQueue {
     } else {
       this.buffered.push(id, 0, '', 'The host returned a malformed call outcome.');
     }
+    this.schedule(moreComing);
+  }
+
+  /** Adds the outcome of a call whose value is the parts of it already sent (protocol.ts OUTCOME_PARTS). */
+  pushParts(id: number, moreComing = false): void {
+    if (this.closed) return;
+    this.buffered.push(id, OUTCOME_PARTS, '', '');
+    this.schedule(moreComing);
+  }
+
+  private schedule(moreComing: boolean): void {
     if (!moreComing) {
       if (!this.scheduled) {
         this.scheduled = true;

@@ -8,6 +8,7 @@
  * {@link GuestBridge}, to dispatch a call by the name the program used. Whatever a runner (or a
  * compromised sandbox process) sends is untrusted input for the bridge.
  */
+import type { ResultTextStream } from '../tools/result-text-stream.js';
 
 /** Resolved limits of one run (host policy; the program cannot raise them). */
 export interface RunLimits {
@@ -54,7 +55,7 @@ export interface GuestBridge {
    * Dispatches one call. `name` is the callable name the program used, `argsJson` the JSON text
    * the guest produced. Resolves (never rejects) with the final JSON value or a readable error.
    */
-  call(name: string, argsJson: string): Promise<GuestCallOutcome>;
+  call(name: string, argsJson: string, meta?: GuestCallMeta): Promise<GuestCallOutcome>;
   /** One console line from the program. */
   log(level: 'log' | 'info' | 'warn' | 'error' | 'debug', text: string): void;
   /**
@@ -81,6 +82,15 @@ export interface PersonWaitGate {
   admit(): string | undefined;
   /** The run has children waiting for a person now (true), or none any more (false). */
   waiting(waiting: boolean): void;
+}
+
+/**
+ * What a runner may add to a call. `textStream`: the sandbox process runner's stream of a large
+ * array result's text, parsed in the program's isolate while the pipeline still walks the value
+ * (tools/result-text-stream.ts); the program gets it only if the outcome is that text.
+ */
+export interface GuestCallMeta {
+  readonly textStream?: ResultTextStream;
 }
 
 /** What the guest's `await tools.x()` settles with. */

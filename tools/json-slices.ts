@@ -13,6 +13,7 @@
  */
 import { SpineText, Walk, type WalkBudget } from './json-walk.js';
 import type { JsonValue } from './json.js';
+import type { ResultTextStream } from './result-text-stream.js';
 import { TimeSlices } from './time-slices.js';
 
 /** Values walked in one go at most; a larger value is walked in slices (about 5-10 ms of work here). */
@@ -46,14 +47,15 @@ export function takeJsonText(value: JsonValue | undefined): MadeText | undefined
  * `materializeJson` (copy, check, freeze) for a value of any size: at once up to
  * {@link ONE_GO_NODES} values, else in slices. `withText`: keep its JSON text for {@link takeJsonText}
  * (large values only; a small one's text is cheap to make when needed).
- * The text is taken by {@link takeJsonText}.
+ * The text is taken by {@link takeJsonText}. `stream`: also hand a top-level array's text on as it is
+ * made (result-text-stream.ts; with `withText` only).
  */
-export function materializeJsonInSlices(value: unknown, path: string, withText: boolean): Sliced<JsonValue> {
+export function materializeJsonInSlices(value: unknown, path: string, withText: boolean, stream?: ResultTextStream): Sliced<JsonValue> {
   const walk = new Walk(path, true, true);
   const inOneGo = walk.withinBudget(() => walk.copy(value), ONE_GO_NODES);
   if (!isOver(inOneGo)) return inOneGo;
   return (async () => {
-    const text = withText ? new SpineText() : undefined;
+    const text = withText ? new SpineText(stream) : undefined;
     const json = await walk.copyLarge(value as object, new TimeSlices(), text);
     if (text !== undefined) keepText(json, text);
     return json;
@@ -69,8 +71,8 @@ export function copyJsonInSlices(value: unknown, path: string): Sliced<{ readonl
 }
 
 /** `freezeJson` (check in place, freeze) in slices, for a value already known to be large; `withText` as above. */
-export async function freezeJsonInSlices(value: unknown, path: string, withText: boolean, slices = new TimeSlices()): Promise<JsonValue> {
-  const text = withText ? new SpineText() : undefined;
+export async function freezeJsonInSlices(value: unknown, path: string, withText: boolean, slices = new TimeSlices(), stream?: ResultTextStream): Promise<JsonValue> {
+  const text = withText ? new SpineText(stream) : undefined;
   await new Walk(path, true, true).checkInSlices(value, slices, text);
   if (text !== undefined) keepText(value as JsonValue, text);
   return value as JsonValue;

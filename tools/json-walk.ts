@@ -14,6 +14,7 @@
 import { PtcError } from './errors.js';
 import type { JsonObject, JsonValue } from './json-types.js';
 import type { TimeSlices } from './time-slices.js';
+import type { ResultTextStream } from './result-text-stream.js';
 
 /** A value could not be copied as plain JSON; `path` says where (`$.items[2].when`). */
 export class NotJsonError extends PtcError {
@@ -464,14 +465,30 @@ export class SpineText {
   stringifyMs = 0;
   /** Whether the next value in the current container needs a comma before it. */
   private comma = false;
+  /** Containers open: the top-level array's items are at depth 1. */
+  private depth = 0;
+  /** The top-level value is an array (its items may be streamed). */
+  private topArray = false;
+  /** First part not yet streamed, and the characters from it on. */
+  private streamFrom = 0;
+  private pending = 0;
+  private streamed = false;
+
+  /** `stream`: gets the top-level array's items in parts as they are made (result-text-stream.ts). */
+  constructor(private readonly stream?: ResultTextStream) {}
 
   open(bracket: '[' | '{'): void {
     this.separate();
     this.parts.push(bracket);
     this.comma = false;
+    if (this.depth++ === 0) {
+      this.topArray = bracket === '[';
+      this.streamFrom = this.parts.length;
+    }
   }
 
   close(bracket: ']' | '}'): void {
+    if (--this.depth === 0 && this.topArray && this.streamed) this.flush();
     this.parts.push(bracket);
     this.comma = true;
   }
@@ -487,9 +504,11 @@ export class SpineText {
   value(value: JsonValue): void {
     this.separate();
     const t0 = performance.now();
-    this.parts.push(JSON.stringify(value));
+    const text = JSON.stringify(value);
+    this.parts.push(text);
     this.stringifyMs += performance.now() - t0;
     this.comma = true;
+    this.afterItems(text.length);
   }
 
   /** Items `from` to `to` (exclusive) of an array, each already a whole JSON value. */
@@ -501,17 +520,40 @@ export class SpineText {
     this.parts.push(group.slice(1, -1));
     this.stringifyMs += performance.now() - t0;
     this.comma = true;
+    this.afterItems(group.length);
   }
 
-  /** The whole text. */
+  /** The whole text (and the stream's end, if it got parts). */
   join(): string {
     const t0 = performance.now();
     const text = this.parts.join('');
     this.stringifyMs += performance.now() - t0;
+    if (this.streamed) this.stream!.end(text);
     return text;
   }
 
   private separate(): void {
     if (this.comma) this.parts.push(',');
   }
+
+  /** Whole top-level items were added: stream them once there are enough. */
+  private afterItems(chars: number): void {
+    if (this.stream === undefined || this.depth !== 1 || !this.topArray) return;
+    this.pending += chars;
+    if (this.pending >= STREAM_PART_CHARS) this.flush();
+  }
+
+  private flush(): void {
+    const { parts } = this;
+    let from = this.streamFrom;
+    if (parts[from] === ',') from++;
+    this.streamFrom = parts.length;
+    this.pending = 0;
+    if (from >= parts.length) return;
+    this.streamed = true;
+    this.stream!.items(from === parts.length - 1 ? parts[from]! : parts.slice(from).join(''));
+  }
 }
+
+/** Characters of whole items a stream gets at once, at least (a few ms of the walk's work). */
+const STREAM_PART_CHARS = 128 * 1024;

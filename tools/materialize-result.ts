@@ -16,22 +16,24 @@ import { copyJsonInSlices, freezeJsonInSlices, materializeJsonInSlices, type Sli
 import type { JsonValue } from './json.js';
 import { asValidationError, materializeValue, parsedOf, runStoppingEarly, validateCopy, validationFailure, type Parsed } from './materialize.js';
 import { TimeSlices } from './time-slices.js';
+import type { ResultTextStream } from './result-text-stream.js';
 
 /**
  * Copies, validates and freezes a tool's value like {@link materializeValue} (and throws or
  * rejects with the same errors), in slices when it is large. `forProgram`: the value goes to a
- * PTC program as JSON text, which a large value's walk then makes too (`jsonTextOf`).
+ * PTC program as JSON text, which a large value's walk then makes too (`jsonTextOf`); `stream`
+ * gets a large array's text as it is made (result-text-stream.ts).
  */
-export function materializeResultValue(schema: z.ZodType | undefined, raw: unknown, forProgram: boolean): Sliced<JsonValue> {
+export function materializeResultValue(schema: z.ZodType | undefined, raw: unknown, forProgram: boolean, stream?: ResultTextStream): Sliced<JsonValue> {
   if (raw === undefined) return materializeValue(schema, raw);
-  if (!schema) return settle(() => materializeJsonInSlices(raw, 'value', forProgram));
+  if (!schema) return settle(() => materializeJsonInSlices(raw, 'value', forProgram, stream));
   const copied = settle(() => copyJsonInSlices(raw, 'value'));
   if (!(copied instanceof Promise)) return validateCopy(schema, copied, 'value');
   return copied.then(async ({ json }) => {
     const slices = new TimeSlices();
     const parsed = await parseInSlices(schema, json, slices);
     if (!parsed.success) throw validationFailure(parsed.error.issues, 'value', true);
-    return freezeJsonInSlices(parsed.data, 'value', forProgram, slices).catch((err: unknown) => Promise.reject(asValidationError(err)));
+    return freezeJsonInSlices(parsed.data, 'value', forProgram, slices, stream).catch((err: unknown) => Promise.reject(asValidationError(err)));
   });
 }
 

@@ -20,6 +20,7 @@ import { executeBody, NEVER_ABORTED, type BodyOutcome } from './execute-body.js'
 import { callProblems, isAgentRef, MODEL_ORIGIN, readApprovalEvidence, readOrigin } from './call-options.js';
 import { renderContent, textContent } from './render.js';
 import { durableCallOf, type DurableCall } from './durable-call.js';
+import { resultTextStreamOf, type ResultTextStream } from './result-text-stream.js';
 import { approvalBudgetOf } from './approval-budget.js';
 import type { Tool, ToolHost } from './tool-types.js';
 import type { CallOptions, ToolCall, ToolErrorKind, ToolExecution, ToolOrigin, ToolResult } from './types.js';
@@ -281,8 +282,11 @@ export async function runPipeline(env: PipelineEnv, call: ToolCall, options: Cal
   }
   if (body?.aborted) return failure('aborted', `The call to "${toolName}" was cancelled while running.`, { additionalContexts });
   if (body) {
-    // A large value is materialized in slices (materialize-result.ts): awaited only then.
-    const large = materializeResult(tool, body.raw, draft, origin.kind === 'ptc');
+    // A large value is materialized in slices (materialize-result.ts): awaited only then. Its
+    // text is streamed to a program's sandbox process only when no post-execute listener can
+    // withhold it (result-text-stream.ts).
+    const stream = origin.kind === 'ptc' && env.hooks.postExecuteListeners.length === 0 ? resultTextStreamOf(options) : undefined;
+    const large = materializeResult(tool, body.raw, draft, origin.kind === 'ptc', stream);
     if (large !== undefined) await large;
   }
 
@@ -306,10 +310,10 @@ export async function runPipeline(env: PipelineEnv, call: ToolCall, options: Cal
  * error; a promise (settled the same way) when the value is large enough to be done in slices.
  * `forProgram`: a PTC call, whose large value also gets its JSON text made on the way.
  */
-function materializeResult(tool: Tool, raw: unknown, draft: ResultDraft, forProgram: boolean): Promise<void> | undefined {
+function materializeResult(tool: Tool, raw: unknown, draft: ResultDraft, forProgram: boolean, stream: ResultTextStream | undefined): Promise<void> | undefined {
   let value: JsonValue | Promise<JsonValue>;
   try {
-    value = materializeResultValue(tool.output.schema, raw, forProgram);
+    value = materializeResultValue(tool.output.schema, raw, forProgram, stream);
   } catch (err) {
     invalidResult(tool, draft, err);
     return undefined;

@@ -30,7 +30,7 @@ import type { GuestBridge, GuestCallOutcome, RunFailure, RunRequest } from '../p
 import { disposeQuietly, type PreparedIsolate } from './prepared-isolate.js';
 import { OutcomeQueue } from '../outcome-queue.js';
 import { abortMessage, overBytes, reportDroppedCalls, utf8Length, type StoppableRun } from '../run-checks.js';
-import type { CallItems, EntryArgs, GuestCaps, LogLevel, OutcomeBatch } from './guest/protocol.js';
+import { OUTCOME_PART, type CallItems, type EntryArgs, type GuestCaps, type LogLevel, type OutcomeBatch } from './guest/protocol.js';
 import { readGuestMessage, type GuestEnd } from './guest-message.js';
 import { locateSyntaxError, programPosition } from './program-position.js';
 import type { DisposalQueue } from './disposal-queue.js';
@@ -394,7 +394,7 @@ class IsolateRun implements StoppableRun {
   /** Outcomes of relayed calls, already batched by the relay. */
   private onRelayed(items: OutcomeBatch, clockMs?: number): void {
     if (this.settled) return;
-    this.inFlight = Math.max(0, this.inFlight - Math.floor(items.length / 4));
+    this.inFlight = Math.max(0, this.inFlight - outcomesIn(items));
     this.deliver(items, clockMs);
   }
 
@@ -412,7 +412,7 @@ class IsolateRun implements StoppableRun {
     if (offThread !== undefined && jsonChars(items) > offThread) return this.sliceOffThread(clockMs === undefined ? ['deliver', items] : ['deliver', items, clockMs]);
     // One outcome (every sequential call) crosses as four primitives: no array to serialize.
     if (items.length === 4) {
-      const [id, ok, jsonOrToolName, message] = items as [number, 0 | 1, string, string];
+      const [id, ok, jsonOrToolName, message] = items as [number, 0 | 1 | 2 | 3, string, string];
       this.slice(clockMs === undefined ? ['deliver1', id, ok, jsonOrToolName, message] : ['deliver1', id, ok, jsonOrToolName, message, clockMs]);
     } else this.slice(clockMs === undefined ? ['deliver', items] : ['deliver', items, clockMs], COPY_ARGUMENTS);
   }
@@ -496,6 +496,13 @@ function toolCallsIn(items: unknown[]): number {
   let calls = 0;
   for (let i = 1; i < items.length; i += 3) if (items[i] !== SLEEP_CALL) calls++;
   return calls;
+}
+
+/** Calls a batch settles: every outcome but a part of a large result (protocol.ts OUTCOME_PART). */
+function outcomesIn(items: OutcomeBatch): number {
+  let outcomes = 0;
+  for (let i = 1; i < items.length; i += 4) if (items[i] !== OUTCOME_PART) outcomes++;
+  return outcomes;
 }
 
 /** Characters of result JSON in a batch of outcomes (`[id, ok, jsonOrToolName, message, ...]`). */

@@ -20,7 +20,8 @@ import { subscribeAbort } from '../../tools/index.js';
 import { jsonDepth, limitFailure, limitText, MAX_RECORDED_LATE_CALLS } from '../../bridge/index.js';
 import { SLEEP_CALL } from '../../codegen/index.js';
 import type { GuestBridge, GuestCallOutcome, RunFailure, RunOutcome, RunRequest } from '../program-runner.js';
-import type { CallItems, LogLevel } from '../isolate/guest/protocol.js';
+import { OUTCOME_PART, type CallItems, type LogLevel } from '../isolate/guest/protocol.js';
+import type { ResultTextStream } from '../../tools/result-text-stream.js';
 import type { LateCallAwareBridge, LateCallEvent, RelayBridge } from '../isolate/index.js';
 import { OutcomeQueue } from '../outcome-queue.js';
 import { abortMessage, overBytes, reportDroppedCalls, utf8Length, type StoppableRun } from '../run-checks.js';
@@ -289,18 +290,24 @@ class ProcessRun implements StoppableRun {
     for (let i = 0; i < items.length; i += 3) {
       const id = items[i] as number;
       const name = items[i + 1] as string;
+      const parts = new ResultParts((text) => this.sendPart(id, text));
       let pending: Promise<GuestCallOutcome>;
       try {
-        pending = this.bridge.call(name, items[i + 2] as string);
+        pending = this.bridge.call(name, items[i + 2] as string, { textStream: parts });
       } catch (err) {
         pending = Promise.reject(err);
       }
       this.inFlight++;
       pending.then(
-        (outcome) => this.queueResult(id, outcome),
+        (outcome) => this.queueResult(id, outcome, parts),
         () => this.queueResult(id, { ok: false, toolName: name, message: `The host could not dispatch tools.${name}.` }),
       );
     }
+  }
+
+  /** A part of a large array result, sent at once: the worker parses it while the pipeline walks on. */
+  private sendPart(id: number, text: string): void {
+    if (!this.settled) this.process.send({ t: 'results', runId: this.options.runId, items: [id, OUTCOME_PART, text, ''] });
   }
 
   /**
@@ -317,9 +324,16 @@ class ProcessRun implements StoppableRun {
     }
   }
 
-  private queueResult(id: number, outcome: GuestCallOutcome): void {
+  /**
+   * A call's outcome, on its way to the process. A value whose parts were streamed goes as "the
+   * parts" only if it is exactly the text streamed (the same string the walk made); any other
+   * outcome (an error, a denial, another value) goes whole, and the worker drops the parts.
+   */
+  private queueResult(id: number, outcome: GuestCallOutcome, parts?: ResultParts): void {
     this.inFlight--;
-    if (!this.settled) this.results.push(id, outcome, this.inFlight > 0);
+    if (this.settled) return;
+    if (parts?.text !== undefined && outcome.ok && outcome.json === parts.text) this.results.pushParts(id, this.inFlight > 0);
+    else this.results.push(id, outcome, this.inFlight > 0);
   }
 
   private onLog(level: LogLevel, text: string): void {
@@ -396,5 +410,21 @@ class ProcessRun implements StoppableRun {
     const runId = this.options.runId;
     setTimeout(() => process.detach(runId), LATE_ROUTE_MS).unref();
     this.options.onProcessFree(process, reusable && !process.dead);
+  }
+}
+
+/** The stream of one call's large array result (tools/result-text-stream.ts): its parts go out as made. */
+class ResultParts implements ResultTextStream {
+  /** The whole text, once the walk that streamed the parts made it. */
+  text: string | undefined;
+
+  constructor(private readonly send: (text: string) => void) {}
+
+  items(text: string): void {
+    this.send(text);
+  }
+
+  end(text: string): void {
+    this.text = text;
   }
 }

@@ -106,8 +106,32 @@ const makeTool = (/** @param {string} name @param {StaticSite | undefined} stati
   ObjectDefineProperty(tool, 'name', { value: name });
   return ObjectFreeze(tool);
 });
-// One outcome: ok 1 with the result's JSON text, or ok 0 with the tool name and the message.
+// A large array result arrives in parts while the host's pipeline still walks it (a sandbox
+// process's run, tools/result-text-stream.ts): `ok` 3 is a part, whole items comma-separated,
+// parsed here at once into a list the program cannot reach (null prototype: no setter of the
+// program's sees an item; JSON.parse runs no program code). `ok` 2 is the verdict that the
+// result is exactly those parts: the list becomes the array the program gets. Any other outcome
+// of the call drops them: the host's verdict was another value, or none.
+/** @type {(unknown[] | null | undefined)[]} */
+const staged = list();
+const stagePart = (/** @param {number} id @param {string} text */ function stagePart(id, text) {
+  if (pending[id] === undefined) return;
+  let into = staged[id];
+  if (into === null) return; // an earlier part was not JSON: the call fails at its outcome
+  /** @type {unknown[]} */
+  let items;
+  try { items = JSONParse('[' + text + ']'); } catch { staged[id] = null; return; }
+  if (into === undefined) { into = list(); staged[id] = into; }
+  const n = items.length;
+  let at = into.length;
+  for (let i = 0; i < n; i++) into[at++] = items[i];
+});
+// One outcome: ok 1 with the result's JSON text, or ok 0 with the tool name and the message
+// (ok 2 and 3: the parts of a large result, above).
 const deliverOne = (/** @param {number} id @param {number} ok @param {string} jsonOrToolName @param {string} message */ function deliverOne(id, ok, jsonOrToolName, message) {
+  if (ok === 3) { stagePart(id, jsonOrToolName); return; }
+  const parts = staged[id];
+  if (parts !== undefined) staged[id] = undefined;
   const call = pending[id];
   if (call === undefined) return;
   pending[id] = undefined;
@@ -121,7 +145,15 @@ const deliverOne = (/** @param {number} id @param {number} ok @param {string} js
     ReflectApply(call.reject, undefined, [failure]);
     return;
   }
-  if (ok === 1) {
+  if (ok === 2) {
+    if (parts === undefined || parts === null) {
+      ReflectApply(PromiseThen, call.promise, [undefined, ignore]);
+      ReflectApply(call.reject, undefined, [new ToolCallError(call.name, 'The result of tools.' + call.name + ' was not valid JSON.')]);
+      return;
+    }
+    ObjectSetPrototypeOf(parts, ArrayProto);
+    ReflectApply(call.resolve, undefined, [parts]);
+  } else if (ok === 1) {
     let value;
     try { value = JSONParse(jsonOrToolName); } catch {
       ReflectApply(PromiseThen, call.promise, [undefined, ignore]);

@@ -62,9 +62,16 @@ export const MAX_CALL_BATCH = 1024;
 
 /**
  * Outcomes of calls, flat: `[id, ok, jsonOrToolName, message, ...]`; `ok` 1 with the result's
- * JSON text (and `''`), or 0 with the tool name and the `ToolCallError` message.
+ * JSON text (and `''`), or 0 with the tool name and the `ToolCallError` message. From a sandbox
+ * process's host also {@link OUTCOME_PART} (a part of a large array result: whole items,
+ * comma-separated, and `''`) and {@link OUTCOME_PARTS} (the result is the parts sent: `''`, `''`).
  */
 export type OutcomeBatch = (string | number)[];
+
+/** `ok` of a part of a large array result, parsed in the isolate as it arrives (tools/result-text-stream.ts). */
+export const OUTCOME_PART = 3;
+/** `ok` of the outcome whose value is the parts sent before it. */
+export const OUTCOME_PARTS = 2;
 
 /**
  * What the program gets for `start`: its source, the callable tool names and the caps, as JSON,
@@ -95,7 +102,7 @@ export type EntryArgs =
   | [op: 'warm']
   | [op: 'start', data: StartData]
   | [op: 'deliver', batch: OutcomeBatch, clockMs?: number]
-  | [op: 'deliver1', id: number, ok: 0 | 1, jsonOrToolName: string, message: string, clockMs?: number];
+  | [op: 'deliver1', id: number, ok: 0 | 1 | 2 | 3, jsonOrToolName: string, message: string, clockMs?: number];
 
 /** What `entry` returns: -1 once the program ended, else how many of its calls are pending. */
 export type EntryResult = number;

@@ -26,7 +26,7 @@ import type { Writable } from 'node:stream';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { CallToolRequestSchema, ListToolsRequestSchema, SetLevelRequestSchema, type CallToolResult, type ServerNotification, type Tool as McpToolShape } from '@modelcontextprotocol/sdk/types.js';
-import { InvalidOptionError, LOG_LEVELS, toModelJsonSchema, visibleText, type LogLevel, type ToolEvent, type ApprovalChannel, type ContentBlock, type JsonValue, type Tool, type ToolHost, type ToolResult } from '../tools/index.js';
+import { InvalidOptionError, LOG_LEVELS, splitSuspension, toModelJsonSchema, visibleText, type LogLevel, type ToolEvent, type ApprovalChannel, type ContentBlock, type JsonValue, type Tool, type ToolHost, type ToolResult } from '../tools/index.js';
 import { McpConfigError, McpMessageTooLargeError } from './errors.js';
 import { mcpToolMetaOf } from './tool-meta.js';
 
@@ -277,7 +277,10 @@ export function createMcpServer(options: McpServeOptions): McpServer {
       );
       reports.dispose();
       await sending;
-      return toMcpResult(result, tool.name === runCodeName ? undefined : outputSchemaOf(tool)?.wrapped);
+      if (tool.name !== runCodeName) return toMcpResult(result, outputSchemaOf(tool)?.wrapped);
+      // A suspended run's resume token is the app's (an operator resumes with a token of its
+      // own: ptc runs approve); the client is a model's, so it never gets one.
+      return toMcpResult(splitSuspension(result).result);
     } finally {
       reports.dispose();
       untrack?.();

@@ -92,6 +92,8 @@ describe('durable runs through ptc mcp serve --store and ptc runs', () => {
       const text = textOf(r);
       expect(text).toMatch(/Do not run the program again/);
       expect(text).not.toMatch(/ptcr1\./);
+      // The whole MCP result, structuredContent too, is the client's (the model's): no token in it.
+      expect(JSON.stringify(r)).not.toMatch(/ptcr1\.|resumeToken/);
       const runId = /run[_ ]?(?:id)?[":\s]+([A-Za-z0-9_-]{16,})/i.exec(text)?.[1] ?? /"runId":\s*"([^"]+)"/.exec(JSON.stringify(r))?.[1];
       expect(runId, text).toBeDefined();
 

@@ -8,7 +8,7 @@
 import { createInterface } from 'node:readline/promises';
 import type { McpImport, McpServerSpec } from '../mcp/index.js';
 import type { AnySpillStore, RunCodeTool, TraceHeadStore } from '../runtime/index.js';
-import { traceFileSink, visibleText, type ApprovalChannel, type EventSink, type ToolHost, type TraceHead, type TraceKey, type TraceWriter } from '../tools/index.js';
+import { traceFileSink, visibleText, type ApprovalChannel, type EventSink, type JobStore, type ToolHost, type TraceHead, type TraceKey, type TraceWriter } from '../tools/index.js';
 import { CliError } from './errors.js';
 import { loadToolsModule } from './load-tools.js';
 import type { DurableSettings } from './store-spec.js';
@@ -121,11 +121,11 @@ export async function mcpSpecs(flags: SessionFlags): Promise<McpServerSpec[]> {
 /** Builds the host. Throws {@link CliError} (exit 2) for bad flags, modules, configs or servers. */
 export async function buildSessionHost(
   flags: SessionFlags,
-  extra: { onEvent?: EventSink; verbose?: boolean; /** Overrides `flags.approve`. */ approval?: ApprovalChannel; /** run_code's spill store (shared by replicas: --store-env). */ spills?: AnySpillStore; /** Where this chain's head is published at each suspension and at close (--store-env). */ traceHeads?: TraceHeadStore } = {},
+  extra: { onEvent?: EventSink; verbose?: boolean; /** Overrides `flags.approve`. */ approval?: ApprovalChannel; /** run_code's spill store (shared by replicas: --store-env). */ spills?: AnySpillStore; /** Where this chain's head is published at each suspension and at close (--store-env). */ traceHeads?: TraceHeadStore; /** The host's background jobs, shared by replicas (--store-env); a tools module's createHost gets it in its options. */ jobs?: JobStore } = {},
 ): Promise<SessionHost> {
   const base = extra.approval ?? approvalChannel(flags.approve ?? 'no');
   const approval = flags.durable ? deferring(base) : base;
-  const hostOptions = { ...(approval ? { approval } : {}) };
+  const hostOptions = { ...(approval ? { approval } : {}), ...(extra.jobs ? { jobs: extra.jobs } : {}) };
   const host = flags.tools ? await loadToolsModule(flags.tools, hostOptions) : (await import('../examples/tools.js')).createHost(hostOptions);
   let trace: TraceWriter | undefined;
   if (flags.trace) {

@@ -42,7 +42,7 @@ async function runStoreOf(source: RunStoreSource): Promise<{ store: RunStore; de
 /**
  * The durable settings of a store (`--store file:DIR`, or the Redis of `--store-env`) with
  * `--durable-key-env` (and `--durable-previous-key-env` for a rotated key). A file store needs the
- * key (both or neither); Redis stores without a key are shared for spills only (undefined here).
+ * key (both or neither); Redis stores without a key are shared for spills and jobs only (undefined here).
  * Throws {@link CliError} when a key has no store, the variable is unset, or the key is shorter
  * than 32 bytes.
  */

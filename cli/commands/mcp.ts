@@ -84,7 +84,7 @@ export function registerMcp(program: Command): void {
     .option('--trace-key-env <NAME>', 'key the trace (HMAC-SHA256) with the secret in this environment variable')
     .option('--mcp <command line|url>', 'import the tools of another MCP server (a command to run, or an http(s) url); repeatable', collect, [])
     .option('--mcp-config <mcp.json>', 'import the servers of an mcp.json; repeatable', collect, [])
-    .option('--store-env <NAME>', 'share state between replicas through the Redis whose redis:// URL is in this environment variable (never on the command line): spills only, and with --durable-key-env durable runs too')
+    .option('--store-env <NAME>', 'share state between replicas through the Redis whose redis:// URL is in this environment variable (never on the command line): spills and background jobs, and with --durable-key-env durable runs too')
     .option('--mcp-verbose', "show the imported MCP servers' stderr and log messages on stderr (escaped, lines cut at 4,000 characters)")
     .option('--log-level <level>', "the least severe log notification sent until a client's logging/setLevel (default debug: all); over stateless --http, where a setLevel lasts for its own request only, the level every request gets", parseLogLevel)
     .option('--store <file:DIR>', "durable runs: a program's approval ask suspends its run into this store (answer with ptc runs approve|deny); run_result gives the model the outcome")
@@ -94,7 +94,7 @@ export function registerMcp(program: Command): void {
       'after',
       '\nClient config: { "mcpServers": { "ptc": { "command": "npx", "args": ["ptc", "mcp", "serve", "--tools", "tools.ts"] } } }\n' +
         'Over HTTP: ptc mcp serve --http 8080  ->  http://127.0.0.1:8080/mcp (stateless: run replicas behind any load balancer)\n' +
-        'Replicas: --store-env REDIS_URL shares spills; add --durable-key-env KEY for durable runs on the same Redis (resumable on any replica, answered by ptc runs approve --store-env REDIS_URL).\n' +
+        'Replicas: --store-env REDIS_URL shares spills and background jobs; add --durable-key-env KEY for durable runs on the same Redis (resumable on any replica, answered by ptc runs approve --store-env REDIS_URL).\n' +
         'Exit codes: 0 the client disconnected (stdio) or SIGINT/SIGTERM (HTTP), 1 the connection failed (a message over 10 MiB), 2 usage or input error.',
     )
     .action(async (flags: ServeFlags) => {
@@ -120,7 +120,7 @@ async function serve(flags: ServeFlags, out: Writable): Promise<void> {
   const session = await buildSessionHost(sessionFlags(flags, durable), {
     verbose: flags.mcpVerbose === true,
     ...(approval ? { approval } : {}),
-    ...(stores ? { spills: stores.spills, traceHeads: stores.traceHeads } : {}),
+    ...(stores ? { spills: stores.spills, traceHeads: stores.traceHeads, jobs: stores.jobs } : {}),
   }).catch(async (err: unknown) => {
     await stores?.close();
     throw err;
@@ -161,7 +161,7 @@ function sessionFlags(flags: ServeFlags, durable: DurableSettings | undefined): 
 /**
  * The Redis stores of `--store-env` (opened only with the flag) and the durable settings of
  * `--store` or `--store-env` with their key flags, checked before anything starts. Durable runs
- * are on Redis only with `--durable-key-env`; without it `--store-env` shares spills only.
+ * are on Redis only with `--durable-key-env`; without it `--store-env` shares spills and jobs only.
  */
 async function storesOf(flags: ServeFlags): Promise<{ stores?: RedisStores; durable?: DurableSettings }> {
   const stores = flags.storeEnv === undefined ? undefined : await openRedisStoresFromEnv(flags.storeEnv);
@@ -207,7 +207,7 @@ async function serveHttp(flags: ServeFlags, address: { hostname: string; port: n
   const session = await (async () => {
     return buildSessionHost(
       sessionFlags(flags, durable),
-      { verbose: flags.mcpVerbose === true, ...(approval ? { approval } : {}), ...(stores ? { spills: stores.spills, traceHeads: stores.traceHeads } : {}) },
+      { verbose: flags.mcpVerbose === true, ...(approval ? { approval } : {}), ...(stores ? { spills: stores.spills, traceHeads: stores.traceHeads, jobs: stores.jobs } : {}) },
     );
   })().catch(async (err: unknown) => {
     await stores?.close();

@@ -17,6 +17,7 @@ import { createToolHost, defineTool, type ToolHost, type ToolResult } from '../t
 import { createProcessRunner, createRunCodeTool, OsSandboxOptionError, OsSandboxUnavailableError, type ProcessEvent, type RunCodeTool, type RunCodeValue } from '../runtime/index.js';
 import { runProgram } from './isolate-harness.js';
 import { SANDBOX_MEMORY_HEADROOM_MB, SANDBOX_TASK_LIMIT } from '../runtime/os-sandbox/index.js';
+import { DEFAULT_RUNS_PER_PROCESS } from '../runtime/sandbox-process/index.js';
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const CANARY = 'PTC_OS_SANDBOX_CANARY';
@@ -144,7 +145,7 @@ describe.runIf(process.platform === 'linux')('when run_code runs a program in a 
   });
 
   // Where the host can make cgroups (cgroup v1 as root, as on this CI machine) (issue 24, finding 9);
-  // the default memoryMb is 64.
+  // the default memoryMb is 64, once per slot (runsPerProcess 4 by default; 1 in strict isolation).
   it.runIf(existsSync('/sys/fs/cgroup/pids/cgroup.procs') && process.getuid?.() === 0)('puts it in its own pids and memory cgroups: a task limit, and a memory bound that counts shared pages', () => {
     const cgroups = readFileSync(proc(pid, 'cgroup'), 'utf8').split('\n').filter(Boolean).map((l) => l.split(':', 3) as [string, string, string]);
     const pathOf = (ctrl: string) => cgroups.find(([, c]) => c.split(',').includes(ctrl))?.[2];
@@ -155,7 +156,7 @@ describe.runIf(process.platform === 'linux')('when run_code runs a program in a 
     expect(readFileSync(join('/sys/fs/cgroup/pids', pids, 'cgroup.procs'), 'utf8').split('\n')).toContain(String(bwrap));
     const memory = pathOf('memory')!;
     expect(memory).toMatch(/\/ptc-\d+-\d+$/);
-    expect(Number(readFileSync(join('/sys/fs/cgroup/memory', memory, 'memory.limit_in_bytes'), 'utf8'))).toBe((64 + SANDBOX_MEMORY_HEADROOM_MB) * 1024 * 1024);
+    expect(Number(readFileSync(join('/sys/fs/cgroup/memory', memory, 'memory.limit_in_bytes'), 'utf8'))).toBe((64 * (process.env.PTC_TEST_ISOLATION === 'strict' ? 1 : DEFAULT_RUNS_PER_PROCESS) + SANDBOX_MEMORY_HEADROOM_MB) * 1024 * 1024);
   });
 
   it('reports stats.osSandbox "bubblewrap" once the program returns', async () => {

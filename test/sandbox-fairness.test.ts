@@ -7,7 +7,7 @@
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { createToolHost, decision, defineTool, type ApprovalChannel } from '../tools/index.js';
-import { createRunCodeTool, type RunCodeOptions, type RunCodeTool, type RunCodeValue } from '../runtime/index.js';
+import { createMemoryRunStore, createRunCodeTool, type RunCodeOptions, type RunCodeSuspended, type RunCodeTool, type RunCodeValue } from '../runtime/index.js';
 
 const opened: RunCodeTool[] = [];
 afterAll(async () => {
@@ -61,6 +61,22 @@ describe('when an agent waits for approvals nobody answers, on a pool of two san
       await waiting;
     }, 60_000);
   }
+
+  it('defers, in a durable run, the ask beyond its share: the run suspends and frees its process', async () => {
+    const { run, firstAsk, asked } = setup({ capacity: { maxProcesses: 2, poolSize: 0, runsPerProcess: 1 }, durable: { store: createMemoryRunStore(), keys: { current: 'k'.repeat(32) } } });
+    const stopA = new AbortController();
+    const waiting = run(ASKS, 'agent-a', stopA.signal);
+    await firstAsk;
+    const second = await run(ASKS, 'agent-a');
+    expect(second.isError).toBe(false);
+    const suspended = (second.value as unknown as RunCodeSuspended).suspended;
+    expect(suspended.pending).toHaveLength(1);
+    expect(asked()).toBe(1);
+    const other = await run('return 6 * 7;', 'agent-b');
+    expect((other.value as unknown as RunCodeValue).result).toBe(42);
+    stopA.abort();
+    await waiting;
+  }, 60_000);
 
   it('lets runs of one agent wait together in the slots of one process (runsPerProcess 4)', async () => {
     const { run, firstAsk, asked } = setup({ capacity: { maxProcesses: 2, poolSize: 0 } });

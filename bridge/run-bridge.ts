@@ -27,9 +27,7 @@
  *   timer (run-sleeps.ts), not a tool call: no pipeline, not in `calls`, not in `maxCalls`.
  */
 import { setMaxListeners } from 'node:events';
-import { RESULT_TEXT_STREAM, type ResultTextStream, type ResultTextStreamOptions } from '../tools/result-text-stream.js';
-import type { DurableCallOptions } from '../tools/durable-call.js';
-import { APPROVAL_BUDGET, CallScheduler, DURABLE_CALL, type ApprovalBudget, errorText, subscribeAbort, tokenIdOf, type AgentRef, type CallOptions, type DurableCall, type JsonValue, type ToolHost, type ToolResult } from '../tools/index.js';
+import { APPROVAL_BUDGET, CallScheduler, DURABLE_CALL, RESULT_TEXT_STREAM, type DurableCallOptions, type ResultTextStream, type ResultTextStreamOptions, type ApprovalBudget, errorText, subscribeAbort, tokenIdOf, type AgentRef, type CallOptions, type DurableCall, type JsonValue, type ToolHost, type ToolResult } from '../tools/index.js';
 import { openApprovalWaits } from './approval-waits.js';
 import { ChildCalls, type ChildCallRecord } from './child-calls.js';
 import { RunAbortedError, RunLimitError, RunStoppedError } from './errors.js';

@@ -8,7 +8,7 @@
  * {@link GuestBridge}, to dispatch a call by the name the program used. Whatever a runner (or a
  * compromised sandbox process) sends is untrusted input for the bridge.
  */
-import type { ResultTextStream } from '../tools/result-text-stream.js';
+import type { ResultTextStream } from '../tools/index.js';
 
 /** Resolved limits of one run (host policy; the program cannot raise them). */
 export interface RunLimits {

@@ -49,10 +49,13 @@ const INTERNAL_TO_LAYERS: Readonly<Record<string, string>> = {
   ApprovalBudget: 'its shape',
   declareJsonSchema: "marks a zod schema as made from a host's JSON Schema, declared verbatim (codegen's jsonSchemaParameters)",
   sliceRing: "a page of an output ring kept elsewhere, as OutputRing.read pages its own (redis job store)",
+  RESULT_TEXT_STREAM: "the call-options key a run's bridge sets for a sandbox process's stream of a large array result (bridge)",
+  ResultTextStream: 'its shape (runtime: the sandbox process runner streams the parts)',
+  ResultTextStreamOptions: 'call options with it',
 };
 
 /** The type-only names among them (no runtime value to find). */
-const INTERNAL_TYPES: readonly string[] = ['VisibleTextOptions', 'RedactOptions', 'DurableCall', 'DurableCallOptions', 'ApprovalBudget'];
+const INTERNAL_TYPES: readonly string[] = ['VisibleTextOptions', 'RedactOptions', 'DurableCall', 'DurableCallOptions', 'ApprovalBudget', 'ResultTextStream', 'ResultTextStreamOptions'];
 
 /** Case-insensitive, then exact: the order index.ts files list names in. */
 const byName = (a: string, b: string) => a.toLowerCase().localeCompare(b.toLowerCase(), 'en') || (a < b ? -1 : a > b ? 1 : 0);

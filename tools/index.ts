@@ -147,6 +147,8 @@ export { readableJson } from './json-text.js';
 export { redactSecrets, redactUrl, secretEnvValues } from './redact-secrets.js';
 export type { RedactOptions } from './redact-secrets.js';
 export { takeJsonText } from './json-slices.js';
+export { RESULT_TEXT_STREAM } from './result-text-stream.js';
+export type { ResultTextStream, ResultTextStreamOptions } from './result-text-stream.js';
 export { REGISTERS_ITSELF } from './registry.js';
 export { visibleText } from './visible-text.js';
 export type { VisibleTextOptions } from './visible-text.js';

@@ -21,7 +21,7 @@ import { jsonDepth, limitFailure, limitText, MAX_RECORDED_LATE_CALLS } from '../
 import { SLEEP_CALL } from '../../codegen/index.js';
 import type { GuestBridge, GuestCallOutcome, RunFailure, RunOutcome, RunRequest } from '../program-runner.js';
 import { OUTCOME_PART, type CallItems, type LogLevel } from '../isolate/guest/protocol.js';
-import type { ResultTextStream } from '../../tools/result-text-stream.js';
+import type { ResultTextStream } from '../../tools/index.js';
 import type { LateCallAwareBridge, LateCallEvent, RelayBridge } from '../isolate/index.js';
 import { OutcomeQueue } from '../outcome-queue.js';
 import { abortMessage, overBytes, reportDroppedCalls, utf8Length, type StoppableRun } from '../run-checks.js';

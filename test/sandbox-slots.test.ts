@@ -9,6 +9,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { createProcessRunner, type ProcessEvent, type ProcessRunOutcome } from '../runtime/sandbox-process/index.js';
 import { createRunCodeTool } from '../runtime/index.js';
+import { createToolHost } from '../tools/index.js';
 import { failureOf, runProgram } from './isolate-harness.js';
 
 const pidOf = (r: { outcome: unknown }) => (r.outcome as ProcessRunOutcome).pid;
@@ -130,5 +131,34 @@ describe('runsPerProcess and strict isolation as options', () => {
     expect(() => createRunCodeTool({ isolation: { strict: true }, warmup: false })).not.toThrow();
     expect(() => createRunCodeTool({ isolation: { strict: 'yes' } as never })).toThrow(/createRunCodeTool: isolation must be "process", "isolate" or \{ strict: true \}/);
     expect(() => createRunCodeTool({ isolation: { strict: true, slots: 2 } as never })).toThrow(/isolation must be/);
+  });
+});
+
+describe('when run_code runs programs without an agent', () => {
+  const events: ProcessEvent[] = [];
+  const runner = createProcessRunner({ poolSize: 0, maxProcesses: 4, runsPerProcess: 4, osSandbox: 'off', onProcessEvent: (e) => events.push(e) });
+  const host = createToolHost();
+  const runCode = createRunCodeTool({ host, runner, typecheck: 'off' });
+  host.register(runCode);
+  afterAll(() => runCode.close());
+  const run = async (code: string, agent?: string) => {
+    const r = await host.call({ id: `c${events.length}-${Math.random()}`, name: 'run_code', args: { code } }, agent ? { agent: { id: agent } } : {});
+    expect(r.isError, JSON.stringify(r.error)).toBeFalsy();
+    return (r.value as { result: unknown }).result;
+  };
+
+  it('reuses one process for them, one run at a time (no process start per run), and never for an agent', async () => {
+    for (let i = 0; i < 3; i++) expect(await run(`return ${i};`)).toBe(i);
+    expect(started(events)).toBe(1);
+    const shared = runner.processes();
+    expect(shared).toHaveLength(1);
+    expect(shared[0]!.group).toBeUndefined();
+    expect(await run('globalThis.left = 1; return 1;')).toBe(1);
+    expect(await run('return typeof globalThis.left;')).toBe('undefined');
+    expect(await run('return 7;', 'agent-x')).toBe(7);
+    expect(started(events)).toBe(2);
+    const agentProcess = runner.processes().find((p) => p.group !== undefined);
+    expect(agentProcess?.group).toMatch(/agent:agent-x$/);
+    expect(agentProcess?.pid).not.toBe(shared[0]!.pid);
   });
 });

@@ -127,7 +127,7 @@ export class DurableRuns {
       readonly host: () => ToolHost | undefined;
       readonly transpile: (body: string) => Promise<Transpiled | undefined>;
       /** The run's group (run-phases.ts runGroup); absent: the run shares with none. */
-      readonly group?: (exec: ToolExecContext) => string;
+      readonly group?: (exec: ToolExecContext) => string | undefined;
     },
   ) {
     this.codec = new EntryCodec(options.encryptionKey);

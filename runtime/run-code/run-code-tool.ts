@@ -59,7 +59,7 @@ export function createRunCodeTool(options: RunCodeOptions = {}): RunCodeTool {
   let describing = false;
   // Runs of one agent through this tool share isolates and sandbox processes; no other runs do.
   const toolKey = `run_code:${++toolInstances}`;
-  const groupOf = (exec: ToolExecContext): string => runGroup(toolKey, exec);
+  const groupOf = (exec: ToolExecContext): string | undefined => runGroup(toolKey, exec);
 
   // Declarations for the current visible tool set, regenerated when it changes.
   let cached: { tools: readonly Tool[]; types: GeneratedToolTypes } | undefined;
@@ -133,7 +133,8 @@ export function createRunCodeTool(options: RunCodeOptions = {}): RunCodeTool {
       const outcome = await durable.start({ runner, program, code, body: normalized.body, lineOffset: normalized.lineOffset, diagnostics: checked.diagnostics, exec, limits, toolNames: types.toolNames, declarations: types.declarations });
       return durableValue(outcome, checked, exec, runner, startedAt);
     }
-    const finished = await run({ runner, program, exec, limits, toolNames: types.toolNames, group: groupOf(exec), ...(checked.queuedMs ? { wallSpentMs: checked.queuedMs } : {}) });
+    const group = groupOf(exec);
+    const finished = await run({ runner, program, exec, limits, toolNames: types.toolNames, ...(group !== undefined ? { group } : {}), ...(checked.queuedMs ? { wallSpentMs: checked.queuedMs } : {}) });
     return reportSpilling({ finished, program, checked, limits, ...(exec.agent ? { agent: exec.agent } : {}), startedAt, osSandbox: runner.osSandbox === 'bubblewrap' ? 'bubblewrap' : 'none' });
   };
 

@@ -206,14 +206,14 @@ export type FinishedRun = {
   readonly ms: number;
 } & ({ readonly ok: true; readonly resultJson: string } | { readonly ok: false; readonly failure: Failure });
 
-let ungrouped = 0;
-
 /**
  * The group of a run (docs/run-life.md "Groups, slots and isolates"): the run_code tool instance
- * (`toolKey`) plus the run's agent. A run without an agent gets a group of its own.
+ * (`toolKey`) plus the run's agent. A run without an agent has none: it shares processes with
+ * other runs without one, one at a time, each in a fresh isolate (as before groups existed), so
+ * it neither shares an isolate nor pays a process start of its own.
  */
-export function runGroup(toolKey: string, exec: ToolExecContext): string {
-  return exec.agent === undefined ? `${toolKey}\u0000run:${++ungrouped}` : `${toolKey}\u0000agent:${exec.agent.id}`;
+export function runGroup(toolKey: string, exec: ToolExecContext): string | undefined {
+  return exec.agent === undefined ? undefined : `${toolKey}\u0000agent:${exec.agent.id}`;
 }
 
 /** Phase 4: opens the bridge, runs the program, closes the bridge (never throws for the program's sake). */

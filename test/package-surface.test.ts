@@ -143,6 +143,8 @@ const LIGHT_GRAPHS: Readonly<Record<string, string>> = {
  */
 const NAMED_EXCEPTIONS: Readonly<Record<string, string>> = {
   'cli/session-host.ts -> examples/tools.ts': 'without --tools, the CLI serves the bundled example tools (loaded on demand)',
+  'mcp/import.ts -> codegen/callable-name.ts': "the import names tools as programs call them, without codegen/index.ts, which loads the TypeScript compiler (seconds of every import's start-up)",
+  'mcp/import.ts -> codegen/json-schema.ts': 'the JSON Schema converter alone, for the same reason',
 };
 
 const folderOf = (path: string) => path.split('/')[0]!;

@@ -1,5 +1,5 @@
 /** `runsPerProcess`: runs of one group a sandbox process holds at once (docs/run-life.md). */
-import { InvalidOptionError } from '../../tools/errors.js';
+import { InvalidOptionError } from '../../tools/index.js';
 
 /** Default of `ProcessRunnerOptions.runsPerProcess`. */
 export const DEFAULT_RUNS_PER_PROCESS = 4;

@@ -101,6 +101,22 @@ export async function openRedis(connection: RedisConnection): Promise<OpenedRedi
   return { client, owned, secrets, options: { ...client.options }, run };
 }
 
+/**
+ * `redis.run` for a store whose failures are its own named error (what its callers already
+ * handle): a {@link RedisStoreError} becomes `wrap('<operation> (Redis)', detail, cause)`;
+ * refusals (other named errors) pass through.
+ */
+export function storeRun(redis: OpenedRedis, wrap: (operation: string, detail: string, cause: PtcError) => Error): <T>(operation: string, call: () => Promise<T>) => Promise<T> {
+  return async (operation, call) => {
+    try {
+      return await redis.run(operation, call);
+    } catch (err) {
+      if (PtcError.isInstance(err) && err.name === 'RedisStoreError') throw wrap(`${operation} (Redis)`, (err as RedisStoreError).detail, err);
+      throw err;
+    }
+  };
+}
+
 /** A Lua script run by its digest, loaded on first use (and again after a server restart). */
 export interface LuaScript {
   call(client: Redis, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown>;

@@ -19,8 +19,8 @@
  */
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { InvalidOptionError, JobStoreError, JOB_ID, LEASE_LOST_ERROR, PtcError, sliceRing, type JobProgressInfo, type JobStore, type JsonValue, type StoppedJob, type StoredJob } from '../tools/index.js';
-import { luaScript, type OpenedRedis } from './connection.js';
+import { InvalidOptionError, JobStoreError, JOB_ID, LEASE_LOST_ERROR, sliceRing, type JobProgressInfo, type JobStore, type JsonValue, type StoppedJob, type StoredJob } from '../tools/index.js';
+import { luaScript, storeRun, type OpenedRedis } from './connection.js';
 
 /** Options of {@link createRedisJobStore}. */
 export interface RedisJobStoreOptions {
@@ -247,17 +247,7 @@ export function createRedisJobStore(redis: OpenedRedis, options: RedisJobStoreOp
   const channel = `${prefix}jobs:kill`;
 
   // A Redis failure is a JobStoreError naming the step (the password never in it); refusals pass through.
-  const run = async <T>(operation: string, call: () => Promise<T>): Promise<T> => {
-    try {
-      return await redis.run(operation, call);
-    } catch (err) {
-      if (PtcError.isInstance(err) && err.name === 'RedisStoreError') {
-        const { detail } = err as PtcError & { detail: string };
-        throw new JobStoreError(`${operation} (Redis)`, detail, { cause: err });
-      }
-      throw err;
-    }
-  };
+  const run = storeRun(redis, (operation, detail, cause) => new JobStoreError(operation, detail, { cause }));
 
   // One subscriber connection for every replica of this store in the process.
   let subscriber: Promise<Redis> | undefined;

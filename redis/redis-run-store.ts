@@ -10,8 +10,7 @@
  * without decoding JSON in Lua (cjson turns `[]` into `{}`).
  */
 import { RunStoreConflictError, RunStoreError, RunStoreFencedError, type RunClaim, type RunMeta, type RunStatus, type RunStore, type RunSummary, type StoredRun } from '../runtime/index.js';
-import { PtcError } from '../tools/index.js';
-import { luaScript, type OpenedRedis } from './connection.js';
+import { luaScript, storeRun, type OpenedRedis } from './connection.js';
 
 // KEYS: run, journal, by-creation, by-expiry. ARGV: id, base meta, pending, createdAt, expiresAt, leaseUntil, entries...
 const CREATE = luaScript(`
@@ -109,17 +108,7 @@ export function createRedisRunStore(redis: OpenedRedis, options: RedisRunStoreOp
   const byExpiry = `${prefix}runs:expiry`;
 
   // A Redis failure is a RunStoreError (what durable runs already handle); refusals pass through.
-  const run = async <T>(operation: string, call: () => Promise<T>): Promise<T> => {
-    try {
-      return await redis.run(operation, call);
-    } catch (err) {
-      if (PtcError.isInstance(err) && err.name === 'RedisStoreError') {
-        const { detail } = err as PtcError & { detail: string };
-        throw new RunStoreError(`${operation} (Redis)`, detail, { cause: err });
-      }
-      throw err;
-    }
-  };
+  const run = storeRun(redis, (operation, detail, cause) => new RunStoreError(operation, detail, { cause }));
 
   const metaOf = (fields: Record<string, string>): RunMeta => {
     const base = JSON.parse(fields['meta']!) as BaseMeta;

@@ -366,6 +366,6 @@ suite('the store flags of ptc mcp serve and ptc runs', () => {
     expect(unset.code).toBe(2);
     expect(unset.stderr).toMatch(/--store-env PTC_UNSET_REDIS_VAR: that environment variable is not set/);
     const help = await ptc(['mcp', 'serve', '--help'], {});
-    expect(help.stdout).toMatch(/--store-env REDIS_URL shares spills; add --durable-key-env KEY for durable runs on the same Redis/);
+    expect(help.stdout).toMatch(/--store-env REDIS_URL shares spills and background jobs; add --durable-key-env KEY for durable runs on the same Redis/);
   }, 60_000);
 });

@@ -18,12 +18,11 @@
  *   `job/end` exactly once.
  */
 import type { JobProgressInfo, UnstampedEvent } from '../events.js';
-import { materializeJson, type JsonValue } from '../json.js';
+import type { JsonValue } from '../json.js';
 import type { AgentRef } from '../types.js';
-import { errorText } from '../errors.js';
 import { JobStartError, UnknownJobError } from './errors.js';
 import { OutputRing } from './output-ring.js';
-import { checkStart, cleanProgress, jobLimits, newJobId, ownerKeyOf, ownerOfEvent, pageOf, tooManyRunning, untilAborted } from './job-start.js';
+import { checkStart, cleanProgress, jobLimits, launchJob, newJobId, ownerKeyOf, ownerOfEvent, pageOf, tooManyRunning, untilAborted } from './job-start.js';
 import { createSharedJobManager } from './shared-job-manager.js';
 import type { JobInfo, JobManager, JobManagerOptions, JobRunContext, JobStatus } from './job-types.js';
 
@@ -155,22 +154,11 @@ export function createJobManager(env: { readonly emit: (event: UnstampedEvent) =
           if (job.progressLoggedAt === undefined || at - job.progressLoggedAt >= progressIntervalMs) flushProgress(job);
         },
       });
-      Promise.resolve()
-        .then(() => run(context))
-        .then(
-          (value) => {
-            if (job.status !== 'running') return;
-            let json: JsonValue;
-            try {
-              json = materializeJson(value === undefined ? null : value, 'value');
-            } catch (err) {
-              end(job, 'failed', { error: `job ${jobId} returned a value that is not JSON: ${errorText(err)}` });
-              return;
-            }
-            end(job, 'succeeded', { value: json });
-          },
-          (err: unknown) => end(job, 'failed', { error: errorText(err) }),
-        );
+      launchJob(jobId, run, context, {
+        running: () => job.status === 'running',
+        succeeded: (value) => end(job, 'succeeded', { value }),
+        failed: (error) => end(job, 'failed', { error }),
+      });
       return Object.freeze({ kind: 'background' as const, jobId });
     },
 

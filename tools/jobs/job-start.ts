@@ -1,7 +1,8 @@
 /** What both job managers (memory, shared) check and make the same way: ids, owners, options, limits. */
 import { randomBytes } from 'node:crypto';
 import type { JobProgressInfo } from '../events.js';
-import { InvalidOptionError } from '../errors.js';
+import { errorText, InvalidOptionError } from '../errors.js';
+import { materializeJson, type JsonValue } from '../json.js';
 import type { AgentRef } from '../types.js';
 import { JobStartError } from './errors.js';
 import { DEFAULT_JOB_OUTPUT_BYTES } from './output-ring.js';
@@ -96,4 +97,33 @@ export function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undef
       (e: unknown) => (signal.removeEventListener('abort', onAbort), reject(e)),
     );
   });
+}
+
+/**
+ * Runs a job's body on the next tick and hands on how it ended: its value as JSON, or a failure
+ * (a throw, or a value that is not JSON). Nothing is handed on once the job ended otherwise (a
+ * kill): `running` is asked first.
+ */
+export function launchJob(
+  jobId: string,
+  run: (context: JobRunContext) => unknown,
+  context: JobRunContext,
+  outcome: { readonly running: () => boolean; readonly succeeded: (value: JsonValue) => void; readonly failed: (error: string) => void },
+): void {
+  Promise.resolve()
+    .then(() => run(context))
+    .then(
+      (value) => {
+        if (!outcome.running()) return;
+        let json: JsonValue;
+        try {
+          json = materializeJson(value === undefined ? null : value, 'value');
+        } catch (err) {
+          outcome.failed(`job ${jobId} returned a value that is not JSON: ${errorText(err)}`);
+          return;
+        }
+        outcome.succeeded(json);
+      },
+      (err: unknown) => outcome.failed(errorText(err)),
+    );
 }

@@ -15,10 +15,10 @@
 import { randomBytes } from 'node:crypto';
 import type { JobProgressInfo, UnstampedEvent } from '../events.js';
 import { InvalidOptionError, errorText } from '../errors.js';
-import { materializeJson, type JsonValue } from '../json.js';
+import type { JsonValue } from '../json.js';
 import type { AgentRef } from '../types.js';
 import { JobStartError, JobsNeedAsyncError, UnknownJobError } from './errors.js';
-import { checkStart, cleanProgress, jobLimits, newJobId, ownerKeyOf, ownerOfEvent, pageOf, tooManyRunning, untilAborted } from './job-start.js';
+import { checkStart, cleanProgress, jobLimits, launchJob, newJobId, ownerKeyOf, ownerOfEvent, pageOf, tooManyRunning, untilAborted } from './job-start.js';
 import type { JobStore, StoredJob } from './job-store.js';
 import type { JobInfo, JobManager, JobManagerOptions, JobReadResult, JobRunContext, JobStatus } from './job-types.js';
 
@@ -207,22 +207,11 @@ export function createSharedJobManager(env: { readonly emit: (event: UnstampedEv
         }
       },
     });
-    Promise.resolve()
-      .then(() => run(context))
-      .then(
-        (value) => {
-          if (job.status !== 'running') return;
-          let json: JsonValue;
-          try {
-            json = materializeJson(value === undefined ? null : value, 'value');
-          } catch (err) {
-            end(job, 'failed', { error: `job ${jobId} returned a value that is not JSON: ${errorText(err)}` }, true);
-            return;
-          }
-          end(job, 'succeeded', { value: json }, true);
-        },
-        (err: unknown) => end(job, 'failed', { error: errorText(err) }, true),
-      );
+    launchJob(jobId, run, context, {
+      running: () => job.status === 'running',
+      succeeded: (value) => end(job, 'succeeded', { value }, true),
+      failed: (error) => end(job, 'failed', { error }, true),
+    });
   };
 
   /** Records the job in the store; resolves with the local job ready to launch. */

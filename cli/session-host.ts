@@ -28,7 +28,7 @@ export interface SessionFlags {
   readonly mcp?: readonly string[];
   readonly mcpConfig?: readonly string[];
   readonly approve?: ApproveMode;
-  /** `--isolation`: `process` (default), `strict` (a sandbox process per run) or `isolate`. */
+  /** `--isolation`: `process` (default), `strict` (one run in a sandbox process at a time, a fresh isolate per run) or `isolate`. */
   readonly isolation?: CliIsolation;
   /** `--os-sandbox`: bubblewrap around sandbox processes (default auto). */
   readonly osSandbox?: 'auto' | 'require' | 'off';
@@ -73,7 +73,7 @@ export function parseApprove(value: string): ApproveMode {
 /** What `--isolation` gives run_code: `process`, `isolate`, or `strict` as `{ strict: true }`. */
 export type CliIsolation = 'process' | 'isolate' | { readonly strict: true };
 
-/** Parses `--isolation`: `process`, `strict` (a sandbox process of its own per run, a fresh isolate) or `isolate`. */
+/** Parses `--isolation`: `process`, `strict` (one run in a sandbox process at a time, a fresh isolate per run) or `isolate`. */
 export function parseIsolation(value: string): CliIsolation {
   if (value === 'process' || value === 'isolate') return value;
   if (value === 'strict') return { strict: true };

@@ -3,7 +3,8 @@
  * isolates"): a process serves one group and holds up to `runsPerProcess` of its runs at once;
  * the pool fills a free slot before it starts a process; different groups never share a
  * process; a CPU-bound program in one slot does not hold its process-mates' calls; a process's
- * crash fails only its own runs; `strict` gives every run a process of its own. Real sandbox
+ * crash fails only its own runs; `strict` gives runs at once a process each and every run a
+ * fresh isolate. Real sandbox
  * processes, checked by pid (the outcome's and the pool's own account).
  */
 import { afterAll, describe, expect, it } from 'vitest';
@@ -109,13 +110,29 @@ describe('with strict isolation', () => {
   const runner = createProcessRunner({ poolSize: 1, maxProcesses: 3, strict: true, osSandbox: 'off', onProcessEvent: (e) => events.push(e) });
   afterAll(() => runner.close());
 
-  it('gives every run a new process, one after the other and at once', async () => {
-    const sequential: (number | undefined)[] = [];
-    for (let i = 0; i < 3; i++) sequential.push(pidOf(await runProgram(runner, 'return 1;', { group: 'agent' })));
-    expect(new Set(sequential).size).toBe(3);
-    const together = await Promise.all([0, 1].map(() => runProgram(runner, 'await tools.wait({ ms: 200 }); return 1;', { group: 'agent' })));
+  it('gives runs at once a process each, and runs one after another in the agent\'s process with a fresh isolate each', async () => {
+    const together = await Promise.all([0, 1].map(() => runProgram(runner, 'await tools.wait({ ms: 300 }); return 1;', { group: 'agent' })));
+    for (const r of together) expect(r.value).toBe(1);
     expect(pidOf(together[0]!)).not.toBe(pidOf(together[1]!));
-    expect([...sequential]).not.toContain(pidOf(together[0]!));
+    const startedBefore = started(events);
+    const sequential = [];
+    sequential.push(await runProgram(runner, 'globalThis.left = 1; globalThis[Symbol.for("ptc-left")] = 1; return 1;', { group: 'agent' }));
+    for (let i = 0; i < 3; i++) sequential.push(await runProgram(runner, 'return typeof globalThis.left + ":" + typeof globalThis[Symbol.for("ptc-left")];', { group: 'agent' }));
+    // No process start per run: the agent's processes from before serve these, never a spare of another group.
+    expect(started(events) - startedBefore).toBeLessThanOrEqual(1);
+    expect([pidOf(together[0]!), pidOf(together[1]!)]).toContain(pidOf(sequential[1]!));
+    for (const r of sequential.slice(1)) expect(r.value).toBe('undefined:undefined');
+    expect(runner.processes().every((p) => p.active <= 1)).toBe(true);
+  });
+
+  it('fails only the run whose process crashed: its agent\'s run beside it, in a process of its own, goes on', async () => {
+    const waiting = runProgram(runner, 'await tools.wait({ ms: 2000 }); return "survived";', { group: 'crasher' });
+    await until(() => runner.processes().some((p) => p.group?.endsWith('crasher') === true && p.active === 1));
+    const bomb = await runProgram(runner, 'new Array(1e9).fill(0); return 1;', { group: 'crasher', limits: { memoryMb: 32 } });
+    expect(failureOf(bomb.outcome)).toBeDefined();
+    const mate = await waiting;
+    expect(mate.value).toBe('survived');
+    expect(pidOf(mate)).not.toBe(pidOf(bomb));
   });
 });
 

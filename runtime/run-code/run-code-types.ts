@@ -25,8 +25,9 @@ export interface RunCodeOptions {
    * `'process'` (default): isolates in supervised sandbox processes; a process serves one agent
    * (with this tool) and holds up to `capacity.runsPerProcess` of its runs at once, each in a
    * fresh context of an isolate reused for a few clean runs (docs/run-code.md "What runs of one
-   * agent share"). `{ strict: true }`: a sandbox process of its own for every run, with a fresh
-   * isolate (nothing shared between runs, at a process start per run). `'isolate'`: in this
+   * agent share"). `{ strict: true }`: a sandbox process to itself while a run runs, and a
+   * fresh isolate per run (the agent's processes serve its runs one after another: a crash ends
+   * only its own run, and nothing of a run's isolate outlives it). `'isolate'`: in this
    * process, for trusted code: the program computes on this thread (at most `cpuMs` at a time),
    * an abort takes effect when that slice ends, a fatal V8 error ends this process, and a
    * hostile unhandled rejection can stall this thread (docs/run-code.md). Never for model code.

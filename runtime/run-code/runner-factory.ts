@@ -11,12 +11,12 @@ import { errorText, InvalidOptionError } from '../../tools/index.js';
 
 /**
  * Where programs run: a supervised sandbox process (default: runs of one agent share its slots
- * and reuse isolates), `{ strict: true }` a sandbox process of its own per run with a fresh
- * isolate, or an isolate in this process.
+ * and reuse isolates), `{ strict: true }` a sandbox process to itself while it runs, with a
+ * fresh isolate, or an isolate in this process.
  */
 export type Isolation = 'process' | 'isolate' | StrictIsolation;
 
-/** `isolation: { strict: true }`: sandbox processes, one run per process for its life, a fresh isolate per run. */
+/** `isolation: { strict: true }`: sandbox processes, one run in a process at a time, a fresh isolate per run. */
 export interface StrictIsolation {
   readonly strict: boolean;
 }

@@ -58,8 +58,9 @@ export interface ProcessRunnerOptions {
    */
   readonly runsPerProcess?: number;
   /**
-   * One run per sandbox process for the process's life, and a fresh isolate per run (`isolation:
-   * { strict: true }`): no run ever shares a process with another. Default false.
+   * One run in a sandbox process at a time, and a fresh isolate per run (`isolation: { strict:
+   * true }`): no run shares a process with another while it runs, so a crash or OOM ends only
+   * its own run. A process still serves one group, its runs one after another. Default false.
    */
   readonly strict?: boolean;
   /**

@@ -9,9 +9,11 @@
  *   (issue 29: p99 <= 300 ms at N = 64);
  * - runs per CPU-second: runs divided by the CPU seconds the host and its sandbox processes spent
  *   (issue 29: >= 85);
- * - memory per concurrent run: the sandbox processes' peak resident memory during one more batch,
- *   divided by the runs (issue 29: <= 20 MB); sampled in a round of its own, since reading every
- *   process's /proc files every 10 ms costs the host CPU the timed rounds must not carry.
+ * - memory per concurrent run: the peak resident memory of each sandbox process that computed
+ *   during one more batch, summed and divided by the runs (issue 29: <= 20 MB); sampled in a
+ *   round of its own, since reading every process's /proc files every 10 ms costs the host CPU
+ *   the timed rounds must not carry, and only of processes that worked in it, so the idle
+ *   processes other rows' runners keep are not counted.
  * Configurations: the default process runner with every run from one agent (the runs may share
  * processes and isolates: docs/run-life.md), the same with `typecheck: 'reject'` (the default the
  * others turn off), the same runs from N different agents (no sharing possible), the strict mode
@@ -106,6 +108,13 @@ function procRssMb(pid: number): number {
     return (Number(readFileSync(`/proc/${pid}/statm`, 'utf8').split(' ')[1]) * 4096) / (1024 * 1024);
   } catch {
     return 0;
+  }
+}
+function procName(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
+  } catch {
+    return '';
   }
 }
 /** The host's descendants (its sandbox processes, and bubblewrap's children under the OS sandbox). */
@@ -225,17 +234,20 @@ for (const n of SIZES) {
     }
     // Memory in a round of its own: sampling every process's /proc files every 10 ms costs the
     // host real CPU (more, the more processes), which the timed rounds above must not carry.
+    // Counted: the processes that computed during the round, so the idle processes other rows'
+    // runners keep are not (esbuild, the host's transpiler shared by every row, is not either).
     if (config.process) {
-      (globalThis as { gc?: () => void }).gc?.();
-      let peakRss = 0;
+      const peakByPid = new Map<number, number>();
       const sampler = setInterval(() => {
-        let rss = 0;
-        for (const pid of descendants()) rss += procRssMb(pid);
-        peakRss = Math.max(peakRss, rss);
+        for (const pid of descendants()) peakByPid.set(pid, Math.max(peakByPid.get(pid) ?? 0, procRssMb(pid)));
       }, 10);
+      const before = cpuSnapshot();
       await programs(config, n);
+      const after = cpuSnapshot();
       clearInterval(sampler);
-      rssPerRun = peakRss / n;
+      let rss = 0;
+      for (const [pid, peak] of peakByPid) if (pid !== 0 && (after.get(pid) ?? 0) > (before.get(pid) ?? 0) && procName(pid) !== 'esbuild') rss += peak;
+      rssPerRun = rss / n;
     }
     const isProcess = config.process;
     rows.push({

@@ -216,11 +216,13 @@ export async function connectServer(spec: McpServerSpec, options: ConnectOptions
     // why): read it before closing the transport, which drops what is unread. A server still
     // alive (a start timeout) ends it only when closed, after at most a second. One that has
     // exited ends it once the pipe is read, which after 48 MB of stderr on a loaded machine took
-    // over 10 s: wait while the pipe is still giving bytes (each second must bring some), up to
-    // 60 s. Its exit may be reported only after the error that brought us here, so look again.
+    // over 10 s: wait while the pipe is still giving bytes (three seconds in a row without any
+    // end the wait: a starved host thread under a full test run went one second without), up
+    // to 60 s. Its exit may be reported only after the error that brought us here, so look again.
     const drainedWithin = (ms: number) => Promise.race([stderrDone.then(() => true), new Promise<boolean>((resolve) => setTimeout(() => resolve(false), ms).unref())]);
     let drained = await drainedWithin(1_000);
-    for (let waited = 1_000, seen = -1; !drained && exit !== undefined && stderrRead !== seen && waited < 60_000; waited += 1_000) {
+    for (let waited = 1_000, seen = -1, still = 0; !drained && exit !== undefined && still < 3 && waited < 60_000; waited += 1_000) {
+      still = stderrRead === seen ? still + 1 : 0;
       seen = stderrRead;
       drained = await drainedWithin(1_000);
     }

@@ -85,6 +85,42 @@ describe('when one slot computes without end and another makes calls', () => {
   });
 });
 
+describe('when an agent\'s lone run computes after an outcome', () => {
+  // Alone in its process, a run's outcome slices run on the process's own thread (no hand-off);
+  // a run of the same agent sent there meanwhile would not even be read until the slice ended.
+  const events: ProcessEvent[] = [];
+  const runner = createProcessRunner({ poolSize: 1, maxProcesses: 3, runsPerProcess: 4, osSandbox: 'off', onProcessEvent: (e) => events.push(e) });
+  afterAll(() => runner.close());
+
+  it('sends the next run of the agent elsewhere instead of behind that slice, and it finishes first', async () => {
+    const ended: string[] = [];
+    const spin = runProgram(runner, 'await tools.echo({ x: 1 }); while (true) {}', { group: 'solo', limits: { cpuMs: 2_500 } }).then((r) => (ended.push('spin'), r));
+    await until(() => runner.processes().some((p) => p.group === 'solo' && p.active === 1));
+    // Its echo is answered within a few ms; then it computes in that outcome's slice.
+    await new Promise((r) => setTimeout(r, 300));
+    const calls = await runProgram(runner, 'let n = 0; for (let i = 0; i < 20; i++) n += (await tools.echo({ i })).i; return n;', { group: 'solo' }).then((r) => (ended.push('calls'), r));
+    expect(calls.value).toBe(190);
+    const spun = await spin;
+    expect(failureOf(spun.outcome)).toMatchObject({ kind: 'limit', limit: 'cpuMs' });
+    expect(ended).toEqual(['calls', 'spin']);
+    expect(pidOf(calls)).not.toBe(pidOf(spun));
+  });
+
+  it('lets the next run join the lone run\'s process while that run waits for a call, not computing', async () => {
+    const waiting = runProgram(runner, 'await tools.wait({ ms: 1200 }); return "waited";', { group: 'solo-2' });
+    await until(() => runner.processes().some((p) => p.group === 'solo-2' && p.active === 1));
+    await new Promise((r) => setTimeout(r, 200));
+    const before = events.filter((e) => e.kind === 'started').length;
+    const joined = await runProgram(runner, 'let n = 0; for (let i = 0; i < 5; i++) n += (await tools.echo({ i })).i; return n;', { group: 'solo-2' });
+    expect(joined.value).toBe(10);
+    const first = await waiting;
+    expect(first.value).toBe('waited');
+    expect(pidOf(joined)).toBe(pidOf(first));
+    // (The pool may refill its one spare; it starts nothing for this run.)
+    expect(events.filter((e) => e.kind === 'started').length - before).toBeLessThanOrEqual(1);
+  });
+});
+
 describe('when a process of an agent crashes', () => {
   const runner = createProcessRunner({ poolSize: 0, maxProcesses: 3, runsPerProcess: 4, osSandbox: 'off' });
   afterAll(() => runner.close());

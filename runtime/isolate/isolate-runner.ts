@@ -17,7 +17,7 @@ import type { GuestBridge, ProgramRunner, RunRequest } from '../program-runner.j
 import { abortMessage, reportDroppedCalls, type StoppableRun } from '../run-checks.js';
 import { DisposalQueue } from './disposal-queue.js';
 import { IsolatePool } from './isolate-pool.js';
-import { executeRun } from './isolate-run.js';
+import { executeRun, type OffThreadSlices } from './isolate-run.js';
 import type { IsolateRunOutcome, LateCallEvent, RunStartup } from './run-types.js';
 import { DEFAULT_ISOLATE_RUNS, ReusedIsolates } from './isolate-reuse.js';
 import { disposeQuietly, MIN_MEMORY_MB, type PreparedIsolate } from './prepared-isolate.js';
@@ -55,11 +55,12 @@ export interface IsolateRunnerOptions {
    */
   readonly isolateRuns?: number;
   /**
-   * Run every slice on isolated-vm's thread instead of this one, so that a program computing
-   * does not hold this thread (and the other runs it serves: a sandbox process's slots). Costs
-   * a thread hand-off per slice. Default false.
+   * Run slices on isolated-vm's thread instead of this one, so that a program computing does
+   * not hold this thread (and the other runs it serves: a sandbox process's slots): all of them
+   * (`true`), or those a function picks as each begins ({@link OffThreadSlices}). Costs a
+   * thread hand-off per slice. Default false.
    */
-  readonly offThreadSlices?: boolean;
+  readonly offThreadSlices?: OffThreadSlices;
   /** Isolates kept for their groups' next runs at most (at least 2, and 4 per spare). A sandbox process keeps one per slot. */
   readonly keptIsolates?: number;
 }
@@ -181,7 +182,7 @@ export function createIsolateRunner(options: IsolateRunnerOptions = {}): Isolate
         disposeQuietly(prepared.isolate);
         return { ok: false, failure: { kind: 'aborted', message: abortMessage(new Error('the runner was closed')) }, cpuMs: 0, wallMs: performance.now() - startedAt, startup: { source, ms: 0 } };
       }
-      return await executeRun({ prepared, request, bridge, signal, onLateCall: options.onLateCall, startedAt, source, disposal, runs, offThreadChars, offThreadSlices: options.offThreadSlices === true, keep: (used) => reuse.offer(used, group) });
+      return await executeRun({ prepared, request, bridge, signal, onLateCall: options.onLateCall, startedAt, source, disposal, runs, offThreadChars, offThreadSlices: options.offThreadSlices ?? false, keep: (used) => reuse.offer(used, group) });
     } finally {
       active--;
       pool.refill();

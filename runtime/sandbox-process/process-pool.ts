@@ -95,6 +95,8 @@ export interface ProcessEvent {
 interface Waiter {
   /** The run's group (SHARED for a run without one). */
   readonly group: string;
+  /** Waiting a moment for a slot whose process's lone run is in a slice: no process is started for it meanwhile. */
+  deferred: boolean;
   /** Its queue bound is armed (it was queued: no process could be started for it then). */
   armed: boolean;
   /** Lets go of the queue bound: a process is being started for it (its start timeout bounds it). */
@@ -110,6 +112,9 @@ interface Waiter {
  * timeout); meanwhile runs take slots others release.
  */
 const MAX_STARTING = Math.min(4, Math.max(1, availableParallelism()));
+
+/** How long a run waits for a slot whose process's lone run is in a slice before it takes a spare or has a process started (ms). */
+const SOLO_SLICE_WAIT_MS = 20;
 
 /** Per-process memory a default cap budgets for: run_code's default `rssMb`. */
 const PROCESS_BUDGET_MB = 256;
@@ -202,12 +207,17 @@ export class ProcessPool {
       this.take(slot, group);
       return slot;
     }
-    let spare: SandboxProcess | undefined;
-    while ((spare = this.spares.shift()) !== undefined && (spare.dead || this.retireIfGrown(spare, maxGrowthMb)));
-    if (spare !== undefined) {
-      this.take(spare, group);
-      this.refill();
-      return spare;
+    // A process of the group with a free slot whose lone run is in a slice on its thread: that
+    // slice is usually over in well under a millisecond, so wait for it a little before taking
+    // a spare or starting a process (a CPU-bound slice is then passed by).
+    const slicing = this.slicingSlotOf(group);
+    if (!slicing) {
+      const spare = this.takeSpare(maxGrowthMb);
+      if (spare !== undefined) {
+        this.take(spare, group);
+        this.refill();
+        return spare;
+      }
     }
     return new Promise<SandboxProcess>((resolve, reject) => {
       const unlisten = () => {
@@ -216,6 +226,7 @@ export class ProcessPool {
       };
       const waiter: Waiter = {
         group,
+        deferred: slicing,
         armed: false,
         disarm: () => {
           waiter.armed = false;
@@ -240,17 +251,31 @@ export class ProcessPool {
       const onQueueLimit = () => {
         if (this.waiters.includes(waiter)) onAbort();
       };
+      const queue = () => {
+        const blocked = this.grow();
+        // Queued only when no process can be started for it (the cap, or memory).
+        if (queueLimit !== undefined && blocked) {
+          if (queueLimit.aborted) onQueueLimit();
+          else {
+            waiter.armed = true;
+            queueLimit.addEventListener('abort', onQueueLimit, { once: true });
+          }
+        }
+      };
       signal.addEventListener('abort', onAbort, { once: true });
       this.waiters.push(waiter);
-      const blocked = this.grow();
-      // Queued only when no process can be started for it (the cap, or memory).
-      if (queueLimit !== undefined && blocked) {
-        if (queueLimit.aborted) onQueueLimit();
-        else {
-          waiter.armed = true;
-          queueLimit.addEventListener('abort', onQueueLimit, { once: true });
-        }
-      }
+      if (!waiter.deferred) return queue();
+      setTimeout(() => {
+        waiter.deferred = false;
+        const at = this.waiters.indexOf(waiter);
+        if (at < 0 || this.closed) return;
+        const spare = this.takeSpare(maxGrowthMb);
+        if (spare === undefined) return queue();
+        this.waiters.splice(at, 1);
+        this.take(spare, group);
+        this.refill();
+        waiter.resolve(spare);
+      }, SOLO_SLICE_WAIT_MS).unref();
     });
   }
 
@@ -283,7 +308,8 @@ export class ProcessPool {
    */
   private offer(process: SandboxProcess): void {
     // (A spare has no group until the first waiter takes it: its slots are counted after.)
-    for (let i = 0; i < this.waiters.length && !process.dead && (process.group === undefined || process.active < this.slotsOf(process.group)); ) {
+    // (A lone run computing on the process's thread would hold a run sent now: see SandboxProcess.soloSlice.)
+    for (let i = 0; i < this.waiters.length && !process.dead && !process.soloSlice && (process.group === undefined || process.active < this.slotsOf(process.group)); ) {
       const waiter = this.waiters[i]!;
       if (process.group !== undefined && waiter.group !== process.group) {
         i++;
@@ -311,12 +337,26 @@ export class ProcessPool {
     if (this.waiters.length > 0) this.grow();
   }
 
+  /** A live spare within `maxGrowthMb` (others found on the way are dropped or retired), taken off the list. */
+  private takeSpare(maxGrowthMb: number): SandboxProcess | undefined {
+    let spare: SandboxProcess | undefined;
+    while ((spare = this.spares.shift()) !== undefined && (spare.dead || this.retireIfGrown(spare, maxGrowthMb)));
+    return spare;
+  }
+
+  /** Whether a process of `group` has a slot free but its lone run is in a slice on its thread. */
+  private slicingSlotOf(group: string): boolean {
+    const slots = this.slotsOf(group);
+    for (const p of this.alive) if (!p.dead && p.group === group && p.retiring === undefined && p.active < slots && p.soloSlice) return true;
+    return false;
+  }
+
   /** A process of `group` with a slot free, the fullest first (a process with no run: only within `maxGrowthMb`). */
   private freeSlotOf(group: string, maxGrowthMb = Number.POSITIVE_INFINITY): SandboxProcess | undefined {
     const slots = this.slotsOf(group);
     let best: SandboxProcess | undefined;
     for (const p of this.alive) {
-      if (p.dead || p.group !== group || p.retiring !== undefined || p.active >= slots) continue;
+      if (p.dead || p.group !== group || p.retiring !== undefined || p.active >= slots || p.soloSlice) continue;
       if (best === undefined || p.active > best.active) best = p;
     }
     if (best !== undefined && best.active === 0 && this.retireIfGrown(best, maxGrowthMb)) return this.freeSlotOf(group, maxGrowthMb);
@@ -381,7 +421,7 @@ export class ProcessPool {
   /** Processes the waiting runs need started: per group, its waiters over the slots of a process. */
   private demand(): number {
     const byGroup = new Map<string, number>();
-    for (const w of this.waiters) byGroup.set(w.group, (byGroup.get(w.group) ?? 0) + 1);
+    for (const w of this.waiters) if (!w.deferred) byGroup.set(w.group, (byGroup.get(w.group) ?? 0) + 1);
     let needed = 0;
     for (const [group, waiting] of byGroup) needed += Math.ceil(waiting / this.slotsOf(group));
     return needed;
@@ -500,6 +540,10 @@ export class ProcessPool {
         throw new Error('the process runner is closed');
       }
       this.alive.add(process);
+      // Its lone run's slice ended: a run of its group that waits may join it now.
+      process.onSliceEnd = () => {
+        if (!process.dead && process.active > 0 && this.waiters.length > 0) this.offer(process);
+      };
       // Messages for no run of its own: while it holds none, anything it sends is hostile.
       process.onMessage = (message) => {
         if (message.t !== 'ready' && process.active > 0) return this.options.onForeignMessage?.(message);

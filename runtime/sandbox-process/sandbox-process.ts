@@ -88,6 +88,16 @@ export class SandboxProcess {
   waitingRuns = 0;
   /** Set when it takes no new run: it is killed as its last run ends (the reason). */
   retiring: string | undefined;
+  /**
+   * Runs that were sent outcomes and have sent nothing since: each may be computing in a slice.
+   * A run alone in its process computes its outcome slices on the process's own thread (see
+   * worker.ts), so while it does, a run that joined it would not even be read: the pool gives
+   * such a process no new run ({@link soloSlice}) until the slice's end shows (any message of
+   * the run: its calls, a log line, `idle`, its end).
+   */
+  private readonly slicing = new Set<number>();
+  /** The pool's hook: a run of this process ended its slice (a waiting run of the group may join now). */
+  onSliceEnd: (() => void) | undefined;
   /** The runs attached, by run id; a finished run stays a while to hear what comes late. */
   private readonly routes = new Map<number, RunRoute>();
   /** Resident memory (MB) when the process said `ready`: what a fresh process holds. */
@@ -137,8 +147,10 @@ export class SandboxProcess {
         if (this.dead) return;
         const checked = readWorkerMessage(message);
         const route = checked.t === 'ready' ? undefined : this.routes.get(checked.runId);
-        if (route !== undefined) route.message(checked);
-        else this.onMessage?.(checked);
+        if (route === undefined) return this.onMessage?.(checked);
+        if (checked.t !== 'ready' && this.slicing.delete(checked.runId)) this.onSliceEnd?.();
+        // (`idle` says only that: the run itself has nothing to hear.)
+        if (checked.t !== 'idle') route.message(checked);
       },
     );
     stdio[4].on('data', (chunk: Buffer) => {
@@ -308,6 +320,16 @@ export class SandboxProcess {
   /** Stops routing to run `runId` (its later messages go to {@link onMessage}). */
   detach(runId: number): void {
     this.routes.delete(runId);
+    if (this.slicing.delete(runId)) this.onSliceEnd?.();
+  }
+
+  /**
+   * Whether the one run in this process may be computing on the process's own thread now (it
+   * was sent outcomes and has answered nothing since), so that a run sent here would wait for
+   * that slice to end. False with no run or several (their slices run on threads of their own).
+   */
+  get soloSlice(): boolean {
+    return this.active === 1 && this.slicing.size > 0;
   }
 
   /** Process id of the worker (under bubblewrap: the sandboxed worker's, not bwrap's). */
@@ -357,6 +379,7 @@ export class SandboxProcess {
    */
   send(message: HostToWorker): void {
     if (this.dead) return;
+    if (message.t === 'results' && this.routes.has(message.runId)) this.slicing.add(message.runId);
     const frame = encodeFrame(message);
     if (this.inputFd === undefined || this.input.writableLength > 0) {
       this.input.write(frame);

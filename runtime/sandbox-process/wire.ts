@@ -47,6 +47,8 @@ export type WorkerToHost =
   | { readonly t: 'log'; readonly runId: number; readonly level: LogLevel; readonly text: string }
   /** A durable run's slice ended; `calls` is the highest call id its program has made. */
   | { readonly t: 'slice'; readonly runId: number; readonly calls: number }
+  /** A run alone in the process ended a slice of outcomes without sending anything (it awaits more of them). */
+  | { readonly t: 'idle'; readonly runId: number }
   /** Late calls: the names of at most MAX_RECORDED_LATE_CALLS of a run (each up to 200 characters), and how many more. */
   | { readonly t: 'late'; readonly runId: number; readonly names: readonly string[]; readonly more: number }
   | { readonly t: 'done'; readonly runId: number; readonly outcome: WireOutcome };
@@ -101,6 +103,8 @@ export function readWorkerMessage(m: Raw): WorkerToHost {
       if (!isCount(m.calls)) throw new WireProtocolError('"slice" has no call count');
       return { t: 'slice', runId, calls: m.calls };
     }
+    case 'idle':
+      return { t: 'idle', runId: runIdOf(m) };
     case 'late':
       return readLate(runIdOf(m), m.names, m.more);
     case 'done':

@@ -125,3 +125,21 @@ describe.each(runnerModes())('run_code limits (%s)', (mode) => {
     await healthy(s);
   });
 });
+
+describe('run_code limits (process): a limit the host and the worker both count', () => {
+  // The bridge stops a run at maxCalls and answers at once; the worker reports the same limit a
+  // moment later. A run of the agent sent to that process in between must not die with it
+  // (before the fix, 27% of such next runs were killed: 41 of 150 here).
+  it('leaves the next run of the agent alone, 30 times over', async () => {
+    const s = runCodeHost('process', { typecheck: 'off', limits: { maxCalls: 5 } });
+    opened.push(s.runCode);
+    const failures: string[] = [];
+    for (let i = 0; i < 30; i++) {
+      const flood = await s.run('for (let i = 0; i < 100; i++) await tools.echo({ text: String(i) });');
+      expect(flood.error?.message).toContain('maxCalls=5');
+      const next = await s.run('return (await tools.echo({ text: "next" })).echoed;');
+      if (next.isError) failures.push(next.error?.message ?? 'no message');
+    }
+    expect(failures).toEqual([]);
+  }, 120_000);
+});

@@ -121,6 +121,29 @@ describe('when an agent\'s lone run computes after an outcome', () => {
   });
 });
 
+describe('when one run of an agent hits a limit beside another', () => {
+  const events: ProcessEvent[] = [];
+  const runner = createProcessRunner({ poolSize: 0, maxProcesses: 3, runsPerProcess: 4, osSandbox: 'off', onProcessEvent: (e) => events.push(e) });
+  afterAll(() => runner.close());
+
+  it('ends that run alone: its process-mate finishes, the process takes no new run and stops after', async () => {
+    const waiting = runProgram(runner, 'await tools.wait({ ms: 1500 }); return "survived";', { group: 'limited' });
+    await until(() => runner.processes().some((p) => p.group === 'limited' && p.active === 1));
+    const flood = await runProgram(runner, 'for (let i = 0; i < 100; i++) await tools.echo({ i });', { group: 'limited', limits: { maxCalls: 5 } });
+    expect(failureOf(flood.outcome)).toMatchObject({ kind: 'limit', limit: 'maxCalls' });
+    // The run beside it was not killed with the process.
+    const mate = await waiting;
+    expect(mate.value).toBe('survived');
+    expect(pidOf(mate)).toBe(pidOf(flood));
+    // The next run of the agent gets another process; the retired one is stopped once empty.
+    const next = await runProgram(runner, 'return (await tools.echo({ ok: true })).ok;', { group: 'limited' });
+    expect(next.value).toBe(true);
+    expect(pidOf(next)).not.toBe(pidOf(flood));
+    await until(() => !runner.processes().some((p) => p.pid === pidOf(flood)));
+    expect(runner.processes().map((p) => p.pid)).not.toContain(pidOf(flood));
+  });
+});
+
 describe('when a process of an agent crashes', () => {
   const runner = createProcessRunner({ poolSize: 0, maxProcesses: 3, runsPerProcess: 4, osSandbox: 'off' });
   afterAll(() => runner.close());

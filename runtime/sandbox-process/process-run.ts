@@ -14,7 +14,8 @@
  * Supervision: resident memory (`rssMb`) and CPU time are read from /proc on a timer (a backstop
  * behind the worker's own CPU limit, see {@link cpuBackstopMs}). An abort resolves the run
  * at once; the process gets `abortGraceMs` to confirm, or is killed. A process that passed a
- * limit, died or misbehaved is never reused.
+ * limit, died or misbehaved is never reused: one the host found at fault is killed; one whose
+ * worker reported a limit or an isolate crash takes no new run and stops when its last run ends.
  */
 import { subscribeAbort } from '../../tools/index.js';
 import { jsonDepth, limitFailure, limitText, MAX_RECORDED_LATE_CALLS } from '../../bridge/index.js';
@@ -358,9 +359,12 @@ class ProcessRun implements StoppableRun {
     if (outcome.ok) this.settle(undefined, outcome.resultJson, cpuMs);
     else this.settle(outcome.failure, undefined, cpuMs);
     // A process whose program hit a limit or crashed its isolate is not trusted with another run.
+    // It retires rather than dies: the worker reported the run's end, so it disposed that run's
+    // isolate, and the runs of the agent in its other slots (each in an isolate of its own, or
+    // one sent while the host had already ended this run and awaited this report) finish first.
     const clean = outcome.ok || outcome.failure.kind === 'thrown' || outcome.failure.kind === 'aborted';
-    if (clean) this.free(true);
-    else this.kill(`its run ended with ${outcome.ok ? 'a result' : outcome.failure.kind}`);
+    if (!clean) this.process.retiring ??= `its run ended with ${outcome.failure.kind}`;
+    this.free(true);
   }
 
   /**

@@ -88,7 +88,12 @@ redis.call('DEL', KEYS[2], KEYS[3])
 redis.call('HSET', KEYS[2], 'kind', ARGV[2], 'label', ARGV[3], 'owner', ARGV[4], 'replica', ARGV[5], 'status', 'running',
   'startedAt', ARGV[6], 'leaseUntil', leaseUntil, 'cap', ARGV[11], 'total', 0, 'dropped', 0, 'retained', 0, 'owners', KEYS[1])
 redis.call('PEXPIRE', KEYS[2], tonumber(ARGV[8]) + ttl)
-redis.call('ZADD', KEYS[1], ARGV[6], ARGV[1])
+-- Scored by start time, but never at or below the owner's newest: jobs started in one millisecond
+-- are listed and forgotten in the order they were created, not by their ids.
+local score = tonumber(ARGV[6])
+local newest = redis.call('ZRANGE', KEYS[1], -1, -1, 'WITHSCORES')
+if newest[2] and tonumber(newest[2]) >= score then score = tonumber(newest[2]) + 1 end
+redis.call('ZADD', KEYS[1], score, ARGV[1])
 redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[8]) + ttl)
 prune(KEYS[1], ARGV[12], now, ttl, tonumber(ARGV[10]))
 return -1`);

@@ -199,6 +199,22 @@ export function jobStoreContract(name: string, open: () => Promise<SharedStores>
     });
   });
 
+  it(`${name}: jobs created in one millisecond are listed and forgotten in the order they were created`, async () => {
+    const stores = await open();
+    try {
+      const ids = ['f', 'a', 'c', '0'].map((c) => `job_${c.repeat(32)}`);
+      const t = 1_800_000_000_000;
+      for (const jobId of ids) {
+        await stores.a.create({ jobId, kind: 'x', label: jobId, owner: 'alice', replica: 'r1', startedAt: t }, { now: t, leaseMs: 60_000, maxRunning: 10, maxRetained: 10, outputBytes: 1024 });
+      }
+      expect((await stores.b.list('alice', { now: t })).map((j) => j.jobId)).toEqual(ids);
+      for (const jobId of ids) expect(await stores.a.end(jobId, { replica: 'r1', status: 'succeeded', endedAt: t, value: 1 }, { maxRetained: 2 })).toBe(true);
+      expect((await stores.b.list('alice', { now: t })).map((j) => j.jobId)).toEqual(ids.slice(2));
+    } finally {
+      await stores.close();
+    }
+  });
+
   it(`${name}: finished jobs beyond maxRetainedPerOwner are forgotten, oldest first`, async () => {
     await withHosts({ maxRetainedPerOwner: 2 }, async ({ a, b }) => {
       const ids: string[] = [];

@@ -127,6 +127,11 @@ export function runStoreContract(name: string, factory: RunStoreFactory): void {
       expect(await store.sweep({ now: T0 + 1000 })).toEqual([]);
     }));
 
+    it('lists runs created in one millisecond by id, the same in every store', withStore(async (store) => {
+      for (const runId of ['run-b', 'run-a', 'run-C', 'run-c']) await store.create({ meta: metaOf(runId, { createdAt: T0 }), entries: [], leaseMs: 1000, now: T0 });
+      expect((await store.list()).map((r) => r.meta.runId)).toEqual(['run-C', 'run-a', 'run-b', 'run-c']);
+    }));
+
     it('lists runs oldest first, by status, up to a limit', withStore(async (store) => {
       for (let i = 0; i < 5; i++) {
         const claim = await store.create({ meta: metaOf(`r${i}`, { createdAt: T0 + i }), entries: [], leaseMs: 1000, now: T0 });

@@ -297,7 +297,7 @@ export function createFileRunStore(options: FileRunStoreOptions): RunStore {
           const state = await readState(runId).catch(() => undefined);
           if (state !== undefined && (options.status === undefined || state.status === options.status)) states.push(state);
         }
-        states.sort((a, b) => a.meta.createdAt - b.meta.createdAt || a.meta.runId.localeCompare(b.meta.runId));
+        states.sort((a, b) => a.meta.createdAt - b.meta.createdAt || (a.meta.runId < b.meta.runId ? -1 : a.meta.runId > b.meta.runId ? 1 : 0));
         return states.slice(0, limit).map((s): RunSummary => ({ meta: s.meta, status: s.status }));
       } catch (err) {
         return fail('list runs', err);

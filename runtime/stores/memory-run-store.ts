@@ -13,6 +13,9 @@ interface Held {
   readonly entries: string[];
 }
 
+/** Runs created in one millisecond: by id, in code-unit order (as Redis orders the members of a score). */
+const byId = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
 /** Creates an in-memory run store. */
 export function createMemoryRunStore(): RunStore {
   const runs = new Map<string, Held>();
@@ -66,7 +69,7 @@ export function createMemoryRunStore(): RunStore {
     async list(options = {}) {
       const limit = options.limit ?? 100;
       const out: RunSummary[] = [];
-      for (const run of [...runs.values()].sort((a, b) => a.meta.createdAt - b.meta.createdAt)) {
+      for (const run of [...runs.values()].sort((a, b) => a.meta.createdAt - b.meta.createdAt || byId(a.meta.runId, b.meta.runId))) {
         if (options.status !== undefined && run.status !== options.status) continue;
         out.push({ meta: run.meta, status: run.status });
         if (out.length >= limit) break;

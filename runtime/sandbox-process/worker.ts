@@ -57,10 +57,9 @@ const slots = Number(process.argv[4]) >= 1 ? Math.min(8, Math.floor(Number(proce
 // delay the host reading the outcome just sent; a few ms later the host is idle again.
 const CLEANUP_DELAY_MS = 3;
 // A fatal V8 out-of-memory error (an allocation past any heap limit) aborts this process; the
-// host sees the exit and reports the memory limit. This process has nothing else to do between
-// runs, so it prepares its spare isolate on its own thread.
-// With one slot it prepares its spare isolate on its own thread (nothing else to do between
-// runs); with several, off it, so the other slots' calls are not held meanwhile.
+// host sees the exit and reports the memory limit. With one slot this process prepares its
+// spare isolate on its own thread (nothing else to do between runs); with several, off it, so
+// the other slots' calls are not held meanwhile.
 const runner = createIsolateRunner({
   poolSize: 1,
   memoryMb,

@@ -239,7 +239,7 @@ export class Walk {
         if (this.sliceDue(slices)) {
           text?.items(items, from, i + 1);
           from = i + 1;
-          await slices.pause();
+          await slices.pause(text?.behind());
         }
       }
       text?.items(items, from, items.length);
@@ -260,7 +260,7 @@ export class Walk {
           put(members, key, copied);
         }
         this.keys.pop();
-        if (this.sliceDue(slices)) await slices.pause();
+        if (this.sliceDue(slices)) await slices.pause(text?.behind());
       }
       text?.close('}');
       out = members;
@@ -399,7 +399,7 @@ export class Walk {
       if (this.sliceDue(slices)) {
         if (isArray) text?.items(items, from, i + 1);
         from = i + 1;
-        await slices.pause();
+        await slices.pause(text?.behind());
       }
     }
     if (isArray) text?.items(items, from, count);
@@ -530,6 +530,11 @@ export class SpineText {
     this.stringifyMs += performance.now() - t0;
     if (this.streamed) this.stream!.end(text);
     return text;
+  }
+
+  /** A promise while the stream's consumer is behind (the walk's next pause waits for it). */
+  behind(): Promise<void> | undefined {
+    return this.streamed ? this.stream!.behind?.() : undefined;
   }
 
   private separate(): void {

@@ -44,6 +44,37 @@ describe('a large array result streamed as it is walked', () => {
     expect(small.parts).toEqual([]);
   });
 
+  it('waits at its next pause while the consumer is behind, and goes on once it caught up', async () => {
+    const parts: string[] = [];
+    const ends: string[] = [];
+    let release!: () => void;
+    const caughtUp = new Promise<void>((resolve) => (release = resolve));
+    let asked = 0;
+    const stream: ResultTextStream = {
+      items: (t) => parts.push(t),
+      end: (t) => ends.push(t),
+      behind: () => {
+        asked++;
+        return caughtUp;
+      },
+    };
+    let settled = false;
+    const walked = materializeJsonInSlices(rows, 'value', true, stream) as Promise<unknown>;
+    void walked.then(() => (settled = true));
+    // Many turns of the event loop: the walk (well over a slice of work) stays at its pause.
+    for (let i = 0; i < 50; i++) await new Promise((resolve) => setImmediate(resolve));
+    expect(asked).toBe(1);
+    const before = parts.length;
+    expect(before).toBeGreaterThan(0);
+    expect(settled).toBe(false);
+    release();
+    const text = takeJsonText((await walked) as never)!.text;
+    expect(parts.length).toBeGreaterThan(before);
+    expect(`[${parts.join(',')}]`).toBe(text);
+    expect(text).toBe(JSON.stringify(rows));
+    expect(ends).toEqual([text]);
+  });
+
   it('stops streaming when the walk refuses the value: no end', async () => {
     const { stream, parts, ends } = recorder();
     const bad = rows.map((row, i) => (i === rows.length - 5 ? { ...row, f: () => 1 } : row));

@@ -13,6 +13,9 @@
  *   `]` is the parts joined with commas);
  * - `end(text)`: the whole JSON text, once the walk made it (the same string the program's
  *   outcome carries: `takeJsonText`), after at least one `items`.
+ * - `behind()`: a promise while the consumer has not taken what it got (a pipe to the process
+ *   that is full): the walk waits for it at its next pause, so the parts reach the process while
+ *   the walk goes on rather than all at its end. It must settle within a bound and never reject.
  * A walk that fails after some parts calls nothing more: the call's outcome is then an error.
  */
 export const RESULT_TEXT_STREAM: unique symbol = Symbol('ptc-runtime.result-text-stream');
@@ -21,6 +24,7 @@ export const RESULT_TEXT_STREAM: unique symbol = Symbol('ptc-runtime.result-text
 export interface ResultTextStream {
   items(text: string): void;
   end(text: string): void;
+  behind?(): Promise<void> | undefined;
 }
 
 /** `CallOptions` with the internal stream part. */
@@ -32,7 +36,7 @@ export interface ResultTextStreamOptions {
 export function resultTextStreamOf(options: unknown): ResultTextStream | undefined {
   try {
     const part = (options as ResultTextStreamOptions | undefined)?.[RESULT_TEXT_STREAM];
-    return typeof part === 'object' && part !== null && typeof part.items === 'function' && typeof part.end === 'function' ? part : undefined;
+    return typeof part === 'object' && part !== null && typeof part.items === 'function' && typeof part.end === 'function' && (part.behind === undefined || typeof part.behind === 'function') ? part : undefined;
   } catch {
     return undefined;
   }

@@ -30,10 +30,13 @@ export class TimeSlices {
     return this.now() - this.startedAt >= this.sliceMs;
   }
 
-  /** Ends the slice and resolves on a later turn of the event loop, where the next slice starts. */
-  async pause(): Promise<void> {
+  /**
+   * Ends the slice and resolves on a later turn of the event loop, where the next slice starts;
+   * with `until` (a consumer of the work's output that is behind), once that settles instead.
+   */
+  async pause(until?: Promise<void>): Promise<void> {
     this.busy += this.now() - this.startedAt;
-    await new Promise<void>((resolve) => setImmediate(resolve));
+    await (until ?? new Promise<void>((resolve) => setImmediate(resolve)));
     this.startedAt = this.now();
   }
 

@@ -291,7 +291,7 @@ class ProcessRun implements StoppableRun {
     for (let i = 0; i < items.length; i += 3) {
       const id = items[i] as number;
       const name = items[i + 1] as string;
-      const parts = new ResultParts((text) => this.sendPart(id, text));
+      const parts = new ResultParts((text) => this.sendPart(id, text), () => (this.settled ? undefined : this.process.writeBacklog(PART_BACKLOG_BYTES, PART_WAIT_MS)));
       let pending: Promise<GuestCallOutcome>;
       try {
         pending = this.bridge.call(name, items[i + 2] as string, { textStream: parts });
@@ -417,15 +417,41 @@ class ProcessRun implements StoppableRun {
   }
 }
 
+/**
+ * A large result's walk pauses until its parts are in the pipe once more than this waits for it
+ * (about one slice of text): the worker then parses each part while the walk makes the next,
+ * instead of all of them after the walk (bench/README.md "large-result").
+ */
+const PART_BACKLOG_BYTES = 256 * 1024;
+/**
+ * The longest such a pause lasts. After one that ran out the walk stops waiting for that call's
+ * parts: a process that does not read slows the walk by this once, and never strands it.
+ */
+const PART_WAIT_MS = 200;
+
 /** The stream of one call's large array result (tools/result-text-stream.ts): its parts go out as made. */
 class ResultParts implements ResultTextStream {
   /** The whole text, once the walk that streamed the parts made it. */
   text: string | undefined;
 
-  constructor(private readonly send: (text: string) => void) {}
+  /** A wait ran out: the process is not reading, so the walk no longer waits for it. */
+  private unread = false;
+
+  constructor(
+    private readonly send: (text: string) => void,
+    /** See `SandboxProcess.writeBacklog`. */
+    private readonly backlog: () => Promise<boolean> | undefined,
+  ) {}
 
   items(text: string): void {
     this.send(text);
+  }
+
+  behind(): Promise<void> | undefined {
+    if (this.unread) return undefined;
+    return this.backlog()?.then((drained) => {
+      if (!drained) this.unread = true;
+    });
   }
 
   end(text: string): void {

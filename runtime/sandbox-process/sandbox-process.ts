@@ -396,6 +396,31 @@ export class SandboxProcess {
     if (written < frame.length) this.input.write(written === 0 ? frame : frame.subarray(written));
   }
 
+  /**
+   * While more than `bytes` of frames wait for the pipe, a promise of whether they were all
+   * written within `maxWaitMs` (false: time ran out, or the pipe closed); otherwise undefined.
+   * A large result's walk waits on it between slices (result-text-stream.ts): the pipe takes only
+   * its capacity (~64-200 KB) per turn of a busy event loop, so without it the text piles up here
+   * while the worker, which would parse it meanwhile, waits for it.
+   */
+  writeBacklog(bytes: number, maxWaitMs: number): Promise<boolean> | undefined {
+    const { input } = this;
+    if (this.dead || input.destroyed || input.writableLength <= bytes) return undefined;
+    return new Promise<boolean>((resolve) => {
+      const done = (drained: boolean) => {
+        clearTimeout(timer);
+        input.off('drain', onDrain);
+        input.off('close', onClose);
+        resolve(drained);
+      };
+      const onDrain = () => done(true);
+      const onClose = () => done(false);
+      const timer = setTimeout(onClose, maxWaitMs);
+      input.once('drain', onDrain);
+      input.once('close', onClose);
+    });
+  }
+
   /** SIGKILLs the process, recording why. */
   kill(reason: string): void {
     if (this.exited !== undefined) return;

@@ -37,7 +37,7 @@ export function guestOutcomeOf(result: ToolResult): { outcome: ChildOutcome; sta
   if (!result.isError) {
     const made = takeJsonText(result.value);
     const json = made?.text ?? JSON.stringify(result.value ?? null);
-    return { outcome: { ok: true, json }, status: 'ok', bytes: Buffer.byteLength(json, 'utf8'), madeMs: made?.ms ?? 0 };
+    return { outcome: { ok: true, json }, status: 'ok', bytes: made?.bytes ?? Buffer.byteLength(json, 'utf8'), madeMs: made?.ms ?? 0 };
   }
   if (result.denied) {
     const by = result.denied.by === 'listener' ? 'a policy listener' : result.denied.by === 'guard' ? 'a guard' : 'the approver';

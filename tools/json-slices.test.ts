@@ -172,6 +172,7 @@ describe('sliced JSON walks', () => {
     const snapshot = await materializeJsonInSlices(value, 'value', true);
     const made = takeJsonText(snapshot);
     expect(made?.text).toBe(JSON.stringify(snapshot));
+    expect(made!.bytes).toBe(Buffer.byteLength(JSON.stringify(snapshot), 'utf8'));
     expect(made!.ms).toBeGreaterThanOrEqual(0);
     expect(takeJsonText(snapshot)).toBeUndefined();
     const frozenInPlace = await freezeJsonInSlices(rows(), 'value', true);

@@ -22,9 +22,10 @@ export const ONE_GO_NODES = 65_536;
 /** A value now, or, for a large one, once its slices are done. */
 export type Sliced<T> = T | Promise<T>;
 
-/** The JSON text made while a large value was materialized, and how long making it took (ms). */
+/** The JSON text made while a large value was materialized, its UTF-8 length, and how long making it took (ms). */
 export interface MadeText {
   readonly text: string;
+  readonly bytes: number;
   readonly ms: number;
 }
 
@@ -81,7 +82,7 @@ export async function freezeJsonInSlices(value: unknown, path: string, withText:
 function keepText(json: JsonValue, text: SpineText): void {
   if (typeof json !== 'object' || json === null) return;
   const joined = text.join();
-  TEXTS.set(json, { text: joined, ms: text.stringifyMs });
+  TEXTS.set(json, { text: joined, bytes: text.bytes, ms: text.stringifyMs });
 }
 
 function isOver<T>(result: T | WalkBudget): result is WalkBudget {

@@ -523,10 +523,29 @@ export class SpineText {
     this.afterItems(group.length);
   }
 
-  /** The whole text (and the stream's end, if it got parts). */
+  /** UTF-8 length of the text, once {@link join} made it. */
+  bytes = 0;
+
+  /**
+   * The whole text (and the stream's end, if it got parts). A streamed text is a rope of its
+   * parts (V8 joins strings added with `+` lazily): its consumer already has the parts and only
+   * compares it with the outcome's text by identity, while a flat copy of 10 MB held the event
+   * loop ~35 ms here (allocating that much fresh memory, not the copying, is the cost).
+   */
   join(): string {
     const t0 = performance.now();
-    const text = this.parts.join('');
+    let text = '';
+    let bytes = 0;
+    if (this.streamed) {
+      for (const part of this.parts) {
+        text += part;
+        bytes += Buffer.byteLength(part, 'utf8');
+      }
+    } else {
+      text = this.parts.join('');
+      bytes = Buffer.byteLength(text, 'utf8');
+    }
+    this.bytes = bytes;
     this.stringifyMs += performance.now() - t0;
     if (this.streamed) this.stream!.end(text);
     return text;

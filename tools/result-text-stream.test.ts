@@ -16,8 +16,11 @@ describe('a large array result streamed as it is walked', () => {
   it('hands on whole top-level items in order: the parts joined with commas are the text between the brackets', async () => {
     const { stream, parts, ends } = recorder();
     const value = await materializeJsonInSlices(rows, 'value', true, stream);
-    const text = takeJsonText(value)!.text;
+    const made = takeJsonText(value)!;
+    const text = made.text;
     expect(text).toBe(JSON.stringify(rows));
+    // (the text is a rope of the parts: its UTF-8 length is counted from them, multi-byte characters too)
+    expect(made.bytes).toBe(Buffer.byteLength(JSON.stringify(rows), 'utf8'));
     expect(parts.length).toBeGreaterThan(1);
     expect(`[${parts.join(',')}]`).toBe(text);
     for (const part of parts) expect(() => JSON.parse(`[${part}]`)).not.toThrow();

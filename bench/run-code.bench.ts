@@ -6,6 +6,9 @@
  *   direct `host.call`s and against a direct in-process `await` with `structuredClone` of args
  *   and result; then the decomposition of a call (docs in bench/README.md): frames, guest-side
  *   JSON, a bare pipe round trip between two processes;
+ * - issue 29's composite floor for the same calls: a naive isolated-vm bridge (the program awaits
+ *   a host `Reference` that runs `host.call` and returns the value's JSON) with the same pipeline,
+ *   plus, for process isolation, the bare pipe round trip; run_code's per-call time against it;
  * - 1,000 concurrent `tools.echo(args)` with `Promise.all` (maxInFlight 1,000), per call;
  * - 1,000 concurrent calls to a tool that waits 1 ms, at maxInFlight 8 and 100 (ideal: about
  *   1,000 / maxInFlight timer ticks), against the same rolling pool run directly in-process;
@@ -19,6 +22,7 @@ import ts from 'typescript';
 import { createToolHost, defineTool, type ToolHost } from '../tools/index.js';
 import { createIsolateRunner, createProcessRunner, createRunCodeTool, transpileProgram, type ProgramRunner, type RunCodeTool } from '../runtime/index.js';
 import { createVmRunnerForBenchmarks } from '../runtime/run-code/vm-runner.js';
+import { loadIsolatedVm } from '../runtime/isolate/prepared-isolate.js';
 
 const QUICK = process.env.BENCH_QUICK === '1';
 const SEQ = 2_000;
@@ -128,6 +132,9 @@ function print(title: string, bench: Bench, baseline: string, perOp: Record<stri
 const heavy = { time: 0, iterations: QUICK ? 3 : 7, warmup: true, warmupIterations: 1, warmupTime: 0, retainSamples: true } as const;
 
 // ---- 1. sequential realistic calls --------------------------------------------------------------
+/** Per-call medians (ms) of section 1 and the bare pipe round trip of 1b, for 1c. */
+const sequentialPerCall: Partial<Record<'isolate' | 'process', number>> = {};
+let pipeRoundTripMs = Number.NaN;
 {
   const bench = new Bench(heavy);
   const perOp: Record<string, number> = {};
@@ -143,6 +150,7 @@ const heavy = { time: 0, iterations: QUICK ? 3 : 7, warmup: true, warmupIteratio
   });
   for (const m of modes) add(`run_code ${m}`, () => runProgram(`rc_${slug(m)}`, `const a = ${echoArgsSource};\nfor (let i = 0; i < ${SEQ}; i++) await tools.echo(a);\nreturn 1;`));
   await bench.run();
+  for (const m of ['isolate', 'process'] as const) sequentialPerCall[m] = statOf(bench, `run_code ${m}`, SEQ).median;
   print(`${SEQ.toLocaleString('en')} sequential calls echoing a ${echoBytes}-byte, 4-field argument (per call; targets: process <= 20x, isolate <= 8x)`, bench, 'baseline: direct await + structuredClone both ways', perOp, 'µs');
 }
 
@@ -187,8 +195,45 @@ const heavy = { time: 0, iterations: QUICK ? 3 : 7, warmup: true, warmupIteratio
   }, N / 10);
   await bench.run();
   echoChild.kill();
+  pipeRoundTripMs = statOf(bench, 'process hop: bare 54-byte pipe round trip to a child', N / 10).median;
   print('pieces of one call (per call), same run', bench, 'baseline: direct await + structuredClone both ways', perOp, 'µs');
   if (got === 0) throw new Error('frames were not decoded');
+}
+
+// ---- 1c. the composite floor (issue 29) ----------------------------------------------------------
+// The least an isolate bridge to the same pipeline can cost: the program awaits a host function
+// (isolated-vm's own async `Reference.apply`), which parses the arguments, runs `host.call` and
+// returns the value's JSON; no limits, tokens, trace, queues or call list. A process adds at least
+// one bare pipe round trip to that. Per-call targets: isolate <= 1.4x, process <= 1.8x (pinned).
+{
+  const ivm = loadIsolatedVm();
+  const isolate = new ivm.Isolate({ memoryLimit: 64 });
+  const context = await isolate.createContext();
+  let calls = 0;
+  const call = new ivm.Reference(async (name: string, argsJson: string) => {
+    const r = await host.call({ id: `n${++calls}`, name, args: JSON.parse(argsJson) as Record<string, unknown> });
+    if (r.isError) throw new Error(`${name}: ${r.error?.message ?? 'failed'}`);
+    return JSON.stringify(r.value ?? null);
+  });
+  await context.global.set('$call', call);
+  const program = `(async () => { const a = ${echoArgsSource}; let n = 0; for (let i = 0; i < ${SEQ}; i++) n += JSON.parse(await $call.apply(undefined, ['echo', JSON.stringify(a)], { result: { promise: true } })).limit; return n; })()`;
+  const naive = 'naive isolated-vm bridge + the pipeline';
+  const bench = new Bench(heavy);
+  bench.add(naive, async () => {
+    const n = (await context.eval(program, { promise: true })) as number;
+    if (n !== SEQ * echoArgs.limit) throw new Error(`the naive bridge returned ${n}`);
+  });
+  await bench.run();
+  isolate.dispose();
+  const floor = statOf(bench, naive, SEQ).median;
+  const rows = [
+    { task: `${naive} (isolate floor)`, 'per call': `${(floor * 1000).toFixed(2)} µs`, 'run_code per call': '', ratio: '' },
+    { task: `+ a bare pipe round trip (process floor)`, 'per call': `${((floor + pipeRoundTripMs) * 1000).toFixed(2)} µs`, 'run_code per call': '', ratio: '' },
+    { task: 'run_code isolate vs the isolate floor (target <= 1.4x)', 'per call': '', 'run_code per call': `${(sequentialPerCall.isolate! * 1000).toFixed(2)} µs`, ratio: `${(sequentialPerCall.isolate! / floor).toFixed(2)}x` },
+    { task: 'run_code process vs the process floor (target <= 1.8x)', 'per call': '', 'run_code per call': `${(sequentialPerCall.process! * 1000).toFixed(2)} µs`, ratio: `${(sequentialPerCall.process! / (floor + pipeRoundTripMs)).toFixed(2)}x` },
+  ];
+  console.log(`\n### the composite floor of section 1's calls (issue 29; run pinned for the target)`);
+  console.table(rows);
 }
 
 // ---- 2. concurrent realistic calls ----------------------------------------------------------------

@@ -16,6 +16,7 @@
  *   or suspends it again.
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { newRunId } from './run-id.js';
 import { DURABLE_CALL, errorText, PtcError, type AgentRef, type DurableDecision, type JsonValue, type ToolExecContext, type ToolHost, type ToolResult } from '../../tools/index.js';
 import type { ProgramRunner, RunLimits } from '../program-runner.js';
 import type { RunClaim, RunMeta, StoredRun } from '../stores/index.js';
@@ -136,7 +137,7 @@ export class DurableRuns {
   /** A fresh durable run. */
   async start(input: DurableStart): Promise<DurableOutcome> {
     const { exec, program, limits, toolNames } = input;
-    const runId = randomBytes(16).toString('base64url');
+    const runId = newRunId();
     const seed = randomBytes(16).toString('hex');
     const clockMs = this.options.now();
     const journal = new Journal(this.codec, this.options.maxJournalBytes);

@@ -27,7 +27,7 @@ describe('when a program takes down its sandbox process', () => {
   it('kills a process stuck converting a hostile unhandled rejection (outside any isolate timeout) at its CPU backstop', async () => {
     // isolated-vm reads message and stack of an unhandled rejection after the slice's timeout has
     // ended; a getter, trap or toString that never returns stalls that thread. In a sandbox
-    // process the host's CPU poll ends it (cpuBackstopMs: 2 x cpuMs + 500 ms here) and names cpuMs.
+    // process the host's CPU poll ends it (cpuBackstopMs: 3 x cpuMs + 500 ms here) and names cpuMs.
     for (const js of [
       'Promise.reject({ get message() { for (;;) {} } }); await tools.echo({}); return 1;',
       'Promise.reject(new Proxy({}, { get() { for (;;) {} } })); return 2;',

@@ -86,13 +86,16 @@ describe('when one slot computes without end and another makes calls', () => {
 });
 
 describe('when an agent\'s lone run computes after an outcome', () => {
-  // Alone in its process, a run's outcome slices run on the process's own thread (no hand-off);
-  // a run of the same agent sent there meanwhile would not even be read until the slice ended.
+  // Alone in its process, a run's outcome slices run on the process's own thread (no hand-off),
+  // bounded (docs/run-life.md "Bounded slices"): past the bound the run is replayed with its
+  // slices on isolated-vm's thread, so a run of the same agent sent there afterwards is read at
+  // once. (While such a slice may still be running, the pool sends a new run elsewhere:
+  // SandboxProcess.soloSlice.)
   const events: ProcessEvent[] = [];
   const runner = createProcessRunner({ poolSize: 1, maxProcesses: 3, runsPerProcess: 4, osSandbox: 'off', onProcessEvent: (e) => events.push(e) });
   afterAll(() => runner.close());
 
-  it('sends the next run of the agent elsewhere instead of behind that slice, and it finishes first', async () => {
+  it('takes the next run of the agent into that process once the slice passed its bound, and the next run finishes first', async () => {
     const ended: string[] = [];
     const spin = runProgram(runner, 'await tools.echo({ x: 1 }); while (true) {}', { group: 'solo', limits: { cpuMs: 2_500 } }).then((r) => (ended.push('spin'), r));
     await until(() => runner.processes().some((p) => p.group === 'solo' && p.active === 1));
@@ -103,7 +106,8 @@ describe('when an agent\'s lone run computes after an outcome', () => {
     const spun = await spin;
     expect(failureOf(spun.outcome)).toMatchObject({ kind: 'limit', limit: 'cpuMs' });
     expect(ended).toEqual(['calls', 'spin']);
-    expect(pidOf(calls)).not.toBe(pidOf(spun));
+    // The loop was moved off the process's thread: the next run joined it and was not held.
+    expect(pidOf(calls)).toBe(pidOf(spun));
   });
 
   it('lets the next run join the lone run\'s process while that run waits for a call, not computing', async () => {

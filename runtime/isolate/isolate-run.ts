@@ -27,7 +27,9 @@
 import { subscribeAbort } from '../../tools/abort-subscription.js';
 import { limitFailure, limitMessage } from '../../bridge/limit-failure.js';
 import type { GuestBridge, GuestCallOutcome, RunFailure, RunRequest } from '../program-runner.js';
-import { disposeQuietly, type PreparedIsolate } from './prepared-isolate.js';
+import { randomBytes } from 'node:crypto';
+import { disposeQuietly, prepareContext, releaseContext, type PreparedIsolate } from './prepared-isolate.js';
+import { SliceJournal } from './slice-journal.js';
 import { OutcomeQueue } from '../outcome-queue.js';
 import { abortMessage, overBytes, reportDroppedCalls, utf8Length, type StoppableRun } from '../run-checks.js';
 import { OUTCOME_PART, type CallItems, type EntryArgs, type GuestCaps, type LogLevel, type OutcomeBatch } from './guest/protocol.js';
@@ -77,6 +79,19 @@ export interface IsolateRunOptions {
   readonly offThreadChars?: number;
   /** Which slices run on isolated-vm's thread (a sandbox process with several slots): see {@link OffThreadSlices}. */
   readonly offThreadSlices?: OffThreadSlices;
+  /**
+   * Bounded slices (a sandbox process with several slots; docs/run-life.md "Bounded slices"):
+   * the run's slices run on this thread, each stopped after this many ms. The run reads a
+   * durable run's clock and `Math.random` (a seed, the clock of each slice) and keeps a journal
+   * of its slices and messages; when a slice reaches the bound, the program is replayed from the
+   * journal in a fresh context of the same isolate, its slices on isolated-vm's thread from then
+   * on (as `offThreadSlices` picks), so a program that computes holds this thread at most this
+   * long, and no call is sent twice. Not for a durable run (it has its own clock), nor for a run
+   * whose journal outgrows its cap: those run as `offThreadSlices` picks.
+   */
+  readonly sliceBoundMs?: number;
+  /** Told once each time a run is replayed off this thread (counters for tests and benchmarks). */
+  readonly onReplay?: () => void;
 }
 
 /** Runs one program in `options.prepared`; the returned promise never rejects. */
@@ -123,10 +138,19 @@ class IsolateRun implements StoppableRun {
   private logBytes = 0;
   private startup: RunStartup = { source: 'cold', ms: 0 };
   private unsubscribeAbort: (() => void) | undefined;
+  /** The run's journal while its slices are bounded (see {@link IsolateRunOptions.sliceBoundMs}). */
+  private journal: SliceJournal | undefined;
+  /** The run is being replayed: the next journal slice to run and the next message to match. */
+  private replay: { readonly journal: SliceJournal; slice: number; message: number } | undefined;
+  /** CPU the run spent before a replay, which the replay spends again: not counted twice. */
+  private cpuCreditNs = 0;
+  /** The run reads the clock of each slice (a bounded run's, from its start to its end, journal or not). */
+  private clocked = false;
 
   /** Set when the bridge relays calls in batches (the sandbox worker). */
   private readonly relay: RelayBridge | undefined;
-  private readonly prepared: PreparedIsolate;
+  /** The isolate and context the program runs in (a fresh context of the same isolate after a replay). */
+  private prepared: PreparedIsolate;
   private readonly request: RunRequest;
   private readonly bridge: GuestBridge;
   private readonly signal: AbortSignal;
@@ -140,6 +164,10 @@ class IsolateRun implements StoppableRun {
     this.baseCpu = readCpu(prepared) ?? 0n;
     const relay = bridge as Partial<RelayBridge>;
     this.relay = typeof relay.relayCalls === 'function' && typeof relay.attach === 'function' ? (relay as RelayBridge) : undefined;
+    if (options.sliceBoundMs !== undefined && options.request.determinism === undefined) {
+      this.journal = new SliceJournal();
+      this.clocked = true;
+    }
   }
 
   start(): Promise<IsolateRunOutcome> {
@@ -164,7 +192,14 @@ class IsolateRun implements StoppableRun {
         maxSleeps: MAX_SLEEPS_AT_ONCE,
       };
       this.startup = { source: this.options.source, ms: performance.now() - this.options.startedAt };
-      const determinism = request.determinism === undefined ? '' : JSON.stringify({ seed: request.determinism.seed, clockMs: request.determinism.clockMs });
+      // A run with a journal reads a durable run's clock and random numbers, so a replay sees
+      // what the first pass saw.
+      const determinism =
+        request.determinism !== undefined
+          ? JSON.stringify({ seed: request.determinism.seed, clockMs: request.determinism.clockMs })
+          : this.journal !== undefined
+            ? JSON.stringify({ seed: randomBytes(16).toString('hex'), clockMs: Date.now() })
+            : '';
       this.slice(['start', [request.js, JSON.stringify(request.toolNames), JSON.stringify(caps), determinism]], COPY_ARGUMENTS);
     });
   }
@@ -176,7 +211,22 @@ class IsolateRun implements StoppableRun {
    * the inbox until the CPU budget runs out.
    */
   private receive(kind: unknown, items: unknown): void {
+    const replay = this.replay;
+    if (replay !== undefined && replay.message < replay.journal.messageCount) {
+      // Sent before the replay: already handled. The first message that differs stops the run.
+      if (replay.journal.matches(replay.message, kind, items)) {
+        replay.message++;
+        // The program's end, reached again: what its leftover microtasks do still counts.
+        if (kind === 'end') {
+          const message = readGuestMessage(kind, items);
+          if (message.kind === 'end') this.pendingEnd = message.end;
+        }
+        return;
+      }
+      return this.stopSlice({ kind: 'crash', message: `The program could not be moved off the process's shared thread: its replay sent a different message (the ${replay.message + 1}th) than its first pass.` });
+    }
     this.inbox.push(kind, items);
+    this.journal?.addMessage(kind, items);
     if (this.sliceStop !== undefined) return;
     if (kind === 'calls' && Array.isArray(items)) {
       this.callsSeen += toolCallsIn(items);
@@ -204,7 +254,7 @@ class IsolateRun implements StoppableRun {
 
   private usedCpuMs(): number {
     const now = readCpu(this.prepared);
-    if (now !== undefined) this.lastCpuNs = Number(now - this.baseCpu);
+    if (now !== undefined) this.lastCpuNs = Math.max(0, Number(now - this.baseCpu) - this.cpuCreditNs);
     return this.lastCpuNs / 1e6;
   }
 
@@ -214,10 +264,15 @@ class IsolateRun implements StoppableRun {
    * program can still progress.
    */
   private slice(args: EntryArgs, options?: typeof COPY_ARGUMENTS): void {
+    const journal = this.journal;
     const offThread = this.options.offThreadSlices;
-    if (offThread === true || (typeof offThread === 'function' && offThread(args[0] === 'start' ? 'start' : 'outcomes'))) return this.sliceOffThread(args);
-    const timeout = this.sliceTimeout();
-    if (timeout === undefined) return this.failCpu();
+    if (journal === undefined && (offThread === true || (typeof offThread === 'function' && offThread(args[0] === 'start' ? 'start' : 'outcomes')))) return this.sliceOffThread(args);
+    const budget = this.sliceTimeout();
+    if (budget === undefined) return this.failCpu();
+    const bound = journal === undefined ? undefined : this.options.sliceBoundMs;
+    const bounded = bound !== undefined && bound < budget;
+    const timeout = bounded ? bound : budget;
+    journal?.addSlice(args);
     const began = performance.now();
     let failure: unknown;
     let failed = false;
@@ -231,7 +286,7 @@ class IsolateRun implements StoppableRun {
     } finally {
       this.inSlice = false;
     }
-    this.afterSlice(failed, failure, performance.now() - began >= timeout - 1);
+    this.afterSlice(failed, failure, !bounded && performance.now() - began >= timeout - 1, bounded);
   }
 
   /**
@@ -243,6 +298,7 @@ class IsolateRun implements StoppableRun {
   private sliceOffThread(args: EntryArgs): void {
     const timeout = this.sliceTimeout();
     if (timeout === undefined) return this.failCpu();
+    if (this.replay === undefined) this.journal?.addSlice(args);
     const began = performance.now();
     this.inSlice = true;
     this.offThread = true;
@@ -268,7 +324,7 @@ class IsolateRun implements StoppableRun {
    * After a slice: handles what the guest sent, then what stopped the slice, then the CPU time it
    * used, then the program's end, held outcomes, or the check that it can still progress.
    */
-  private afterSlice(failed: boolean, failure: unknown, ranFullBudget: boolean): void {
+  private afterSlice(failed: boolean, failure: unknown, ranFullBudget: boolean, bounded = false): void {
     // What the guest sent happened before the slice ended, so it is handled first (a limit it
     // reported, its calls; its end is kept, and what it sends after the end is late), then
     // whatever stopped the slice, then the CPU time it used, and only then the end.
@@ -279,7 +335,10 @@ class IsolateRun implements StoppableRun {
       else this.late(inbox[i], inbox[i + 1]);
     }
     if (this.sliceStop !== undefined) this.finish(this.sliceStop);
-    else if (failed && !this.settled) this.onSliceError(failure, ranFullBudget);
+    else if (failed && !this.settled && bounded && errorText(failure) === TIMED_OUT && !this.prepared.isolate.isDisposed) return this.startReplay();
+    // (A replayed slice's unhandled rejection was reported by the first pass; the last one, the
+    // slice the bound stopped, runs on past that point.)
+    else if (failed && !this.settled && !(this.replay !== undefined && this.replay.slice < this.replay.journal.sliceCount)) this.onSliceError(failure, ranFullBudget);
     if (this.disposeAfterSlice) {
       this.disposeAfterSlice = false;
       disposeQuietly(this.prepared.isolate);
@@ -287,6 +346,14 @@ class IsolateRun implements StoppableRun {
     if (this.settled) return;
     if (this.usedCpuMs() > this.request.limits.cpuMs) return this.failCpu();
     if (this.pendingEnd !== undefined) return this.onEnd(this.pendingEnd);
+    if (this.replay !== undefined) return this.nextReplaySlice();
+    // A journal that outgrew its cap is dropped: the run's slices run as offThreadSlices picks.
+    if (this.journal?.full === true) this.journal = undefined;
+    this.continueRun();
+  }
+
+  /** After a slice (or a replay): the relay hears of its end, then held outcomes go in, or the run is checked for a way to progress. */
+  private continueRun(): void {
     // A durable run's relay hears of every slice's end, after the slice's calls and logs.
     if (this.request.determinism !== undefined) this.relay?.sliceEnded?.({ calls: this.lastId });
     if (this.settled) return;
@@ -322,6 +389,56 @@ class IsolateRun implements StoppableRun {
       const reason = message.startsWith('An object was thrown from supplied code within isolated-vm') ? 'a value whose message could not be read' : message;
       this.onLog('warn', `Unhandled promise rejection: ${reason.length > 500 ? `${reason.slice(0, 500)}...` : reason}`);
     }
+  }
+
+  /**
+   * A bounded slice reached its bound: the program's state is cut mid-slice, so it starts again
+   * in a fresh context of the same isolate and gets its journal's slices again, one by one, on
+   * isolated-vm's thread. What it sends that the first pass sent is checked and dropped (its
+   * calls are not sent again, its logs not written twice); outcomes that arrive meanwhile wait.
+   * The CPU the first pass spent is not counted again.
+   */
+  private startReplay(): void {
+    const journal = this.journal!;
+    this.journal = undefined;
+    this.usedCpuMs();
+    this.cpuCreditNs += this.lastCpuNs;
+    this.lastCpuNs = 0;
+    // An end the first pass reached is reached again in the replay (and set again then).
+    this.pendingEnd = undefined;
+    this.replay = { journal, slice: 0, message: 0 };
+    this.options.onReplay?.();
+    const used = this.prepared;
+    releaseContext(used);
+    prepareContext(used.isolate, used.memoryMb, { blocking: true, forWaitingRun: true }).then(
+      (fresh) => {
+        if (this.settled) return;
+        fresh.uses = used.uses;
+        fresh.receiver = (kind, items) => this.receive(kind, items);
+        this.prepared = fresh;
+        this.nextReplaySlice();
+      },
+      (err: unknown) => {
+        if (this.settled) return;
+        if (used.isolate.isDisposed) this.failMemory();
+        else this.finish({ kind: 'crash', message: `The program could not be moved off the process's shared thread: ${errorText(err)}` });
+      },
+    );
+  }
+
+  /** Runs the journal's next slice, or ends the replay once every one has run. */
+  private nextReplaySlice(): void {
+    const replay = this.replay!;
+    const next = replay.journal.sliceAt(replay.slice);
+    if (next !== undefined) {
+      replay.slice++;
+      return this.sliceOffThread(next.args);
+    }
+    if (replay.message < replay.journal.messageCount) {
+      return this.finish({ kind: 'crash', message: `The program could not be moved off the process's shared thread: its replay sent ${replay.message} of the ${replay.journal.messageCount} messages of its first pass.` });
+    }
+    this.replay = undefined;
+    this.continueRun();
   }
 
   private failCpu(): void {
@@ -411,13 +528,15 @@ class IsolateRun implements StoppableRun {
   /** Pushes a batch of outcomes into the isolate: a slice, in which the program resumes (reading `clockMs` in a durable run). */
   private deliver(items: OutcomeBatch, clockMs?: number): void {
     if (this.settled) return;
-    if (this.inSlice) {
-      // Never re-enter the isolate from inside a slice: keep them for its end (a durable run's
-      // batches one by one, each its own slice, with its own clock).
+    if (this.inSlice || this.replay !== undefined) {
+      // Never re-enter the isolate from inside a slice, nor during a replay: keep them for its
+      // end (a durable run's batches one by one, each its own slice, with its own clock).
       if (this.request.determinism !== undefined) this.heldBatches.push({ items, clockMs });
       else this.held = this.held === undefined ? items : this.held.concat(items);
       return;
     }
+    // A run with a journal reads the clock of each slice (see start()).
+    if (clockMs === undefined && this.clocked) clockMs = Date.now();
     const offThread = this.options.offThreadChars;
     if (offThread !== undefined && jsonChars(items) > offThread) return this.sliceOffThread(clockMs === undefined ? ['deliver', items] : ['deliver', items, clockMs]);
     // One outcome (every sequential call) crosses as four primitives: no array to serialize.

@@ -11,7 +11,7 @@
  * `Reference.applySync` and `Reference.apply` with `{ arguments: { copy: true }, timeout }`.
  */
 // The sandbox worker loads this module: import the error base class, not the tools package (zod and all).
-import { errorText, PtcError } from '../../tools/errors.js';
+import { errorText, InvalidOptionError, PtcError } from '../../tools/errors.js';
 import { LIMIT_NAMES } from '../../bridge/limit-failure.js';
 import type { GuestBridge, ProgramRunner, RunRequest } from '../program-runner.js';
 import { abortMessage, reportDroppedCalls, type StoppableRun } from '../run-checks.js';
@@ -61,6 +61,15 @@ export interface IsolateRunnerOptions {
    * thread hand-off per slice. Default false.
    */
   readonly offThreadSlices?: OffThreadSlices;
+  /**
+   * Run each run's slices on this thread, each stopped after this many ms; a program that
+   * computes longer in one slice is replayed in a fresh context, its slices then on isolated-vm's
+   * thread as `offThreadSlices` picks (docs/run-life.md "Bounded slices"). Such runs read a
+   * durable run's clock (the time a slice began, plus 1 ms per reading in it) and a seeded
+   * `Math.random`. For a process whose thread serves several runs (a sandbox process's slots).
+   * Default: unbounded.
+   */
+  readonly sliceBoundMs?: number;
   /** Isolates kept for their groups' next runs at most (at least 2, and 4 per spare). A sandbox process keeps one per slot. */
   readonly keptIsolates?: number;
 }
@@ -78,6 +87,8 @@ export interface IsolateRunnerStats {
   readonly active: number;
   /** Runs that got a fresh context in an isolate kept from their group's earlier run. */
   readonly reusedStarts: number;
+  /** Runs replayed off this thread after a slice reached `sliceBoundMs`. */
+  readonly replays: number;
   /** Isolates kept for their group's next run now. */
   readonly kept: number;
 }
@@ -128,6 +139,10 @@ export function validateRunRequest(request: RunRequest): void {
 
 /** Creates the in-process isolate runner. */
 export function createIsolateRunner(options: IsolateRunnerOptions = {}): IsolateRunner {
+  const { sliceBoundMs } = options;
+  if (sliceBoundMs !== undefined && !(typeof sliceBoundMs === 'number' && Number.isFinite(sliceBoundMs) && sliceBoundMs >= 1)) {
+    throw new InvalidOptionError({ where: 'createIsolateRunner', option: 'sliceBoundMs', value: sliceBoundMs, expected: 'a number of milliseconds, at least 1' });
+  }
   const poolSize = Math.max(0, Math.floor(options.poolSize ?? 2));
   const delayMs = Math.max(0, options.cleanupDelayMs ?? 0);
   const later = delayMs > 0 ? (work: () => void) => void setTimeout(work, delayMs).unref() : (work: () => void) => void setImmediate(work);
@@ -153,6 +168,7 @@ export function createIsolateRunner(options: IsolateRunnerOptions = {}): Isolate
   let closed = false;
   let pooledStarts = 0;
   let coldStarts = 0;
+  let replays = 0;
 
   async function run(request: RunRequest, bridge: GuestBridge, signal: AbortSignal): Promise<IsolateRunOutcome> {
     const startedAt = performance.now();
@@ -182,7 +198,7 @@ export function createIsolateRunner(options: IsolateRunnerOptions = {}): Isolate
         disposeQuietly(prepared.isolate);
         return { ok: false, failure: { kind: 'aborted', message: abortMessage(new Error('the runner was closed')) }, cpuMs: 0, wallMs: performance.now() - startedAt, startup: { source, ms: 0 } };
       }
-      return await executeRun({ prepared, request, bridge, signal, onLateCall: options.onLateCall, startedAt, source, disposal, runs, offThreadChars, offThreadSlices: options.offThreadSlices ?? false, keep: (used) => reuse.offer(used, group) });
+      return await executeRun({ prepared, request, bridge, signal, onLateCall: options.onLateCall, startedAt, source, disposal, runs, offThreadChars, offThreadSlices: options.offThreadSlices ?? false, sliceBoundMs, onReplay: () => void replays++, keep: (used) => reuse.offer(used, group) });
     } finally {
       active--;
       pool.refill();
@@ -192,7 +208,7 @@ export function createIsolateRunner(options: IsolateRunnerOptions = {}): Isolate
   return {
     run,
     warmUp: () => pool.fill(),
-    stats: () => ({ pooledStarts, coldStarts, ready: pool.ready, active, reusedStarts: reuse.stats().reused, kept: reuse.stats().kept }),
+    stats: () => ({ pooledStarts, coldStarts, ready: pool.ready, active, reusedStarts: reuse.stats().reused, kept: reuse.stats().kept, replays }),
     async close() {
       closed = true;
       pool.close();

@@ -60,15 +60,17 @@ export interface ProcessRunOptions {
 
 
 /**
- * The sandbox process's CPU time (since its run started) past which the host kills it: twice the
- * program's budget plus 500 ms, plus 0.5 ms for each call it relayed. The worker's own work per
+ * The sandbox process's CPU time (since its run started) past which the host kills it: three
+ * times the program's budget plus 500 ms, plus 0.5 ms for each call it relayed. (A run replayed
+ * after a bounded slice, docs/run-life.md "Bounded slices", spends the CPU of its first pass
+ * twice, but is charged once: up to twice its budget is the program's own.) The worker's own work per
  * call (frames, JSON, its event loop, polling up to 0.2 ms for the reply) is not the program's CPU
  * time (~70 µs here without polling), so a run of many cheap calls must not reach this backstop
  * while its program is within budget.
  * (The caller counts at most `maxCalls`: a compromised process cannot buy time with a flood.)
  */
 export function cpuBackstopMs(cpuMs: number, calls: number): number {
-  return 2 * cpuMs + 500 + 0.5 * calls;
+  return 3 * cpuMs + 500 + 0.5 * calls;
 }
 
 /** Runs `options.request` in `options.process`; never rejects. */

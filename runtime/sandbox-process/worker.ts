@@ -56,6 +56,8 @@ const slots = Number(process.argv[4]) >= 1 ? Math.min(8, Math.floor(Number(proce
 // Where the host shares a core with it (a pinned or busy machine), doing that at once would
 // delay the host reading the outcome just sent; a few ms later the host is idle again.
 const CLEANUP_DELAY_MS = 3;
+/** How long one slice of a run may hold this thread when the process has several slots. */
+const SLICE_BOUND_MS = 20;
 // A fatal V8 out-of-memory error (an allocation past any heap limit) aborts this process; the
 // host sees the exit and reports the memory limit. With one slot this process prepares its
 // spare isolate on its own thread (nothing else to do between runs); with several, off it, so
@@ -68,6 +70,11 @@ const runner = createIsolateRunner({
   isolateRuns,
   keptIsolates: slots,
   offThreadSlices: slots === 1 ? false : (slice) => slice === 'start' || active.size > 1,
+  // With several slots a run's slices run on this thread, bounded, and a program that computes
+  // past the bound is replayed with its slices on isolated-vm's thread (docs/run-life.md
+  // "Bounded slices"): its process-mates' calls wait at most the bound, and the common run pays
+  // no thread hand-off per slice.
+  ...(slots === 1 ? {} : { sliceBoundMs: SLICE_BOUND_MS }),
 });
 const INPUT_FD = 3;
 const OUTPUT_FD = 4;

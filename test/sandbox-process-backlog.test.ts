@@ -43,3 +43,27 @@ describe('the wait for frames to reach a sandbox process', () => {
     expect(proc.writeBacklog(0, 1_000)).toBeUndefined();
   });
 });
+
+describe('small outcome frames sent in one turn of the event loop', () => {
+  it('go out in one write, and a large frame sent after them goes out after them, at once', async () => {
+    const proc = await SandboxProcess.spawn({ entry: await resolveWorkerEntry(), cwd: tmpdir(), memoryMb: 64, startTimeoutMs: 15_000 });
+    try {
+      const before = proc.writes;
+      for (let i = 0; i < 10; i++) proc.send(part(100));
+      expect(proc.writes).toBe(before);
+      await new Promise((r) => setImmediate(r));
+      expect(proc.writes).toBe(before + 1);
+
+      for (let i = 0; i < 3; i++) proc.send(part(100));
+      // A frame over the coalescing size writes the three waiting first (one write), then itself.
+      proc.send(part(64 * 1024));
+      expect(proc.writes).toBe(before + 3);
+      await new Promise((r) => setImmediate(r));
+      expect(proc.writes).toBe(before + 3);
+    } finally {
+      const exited = new Promise<SandboxExit>((resolve) => (proc.onExit = resolve));
+      proc.kill('the test is over');
+      await exited;
+    }
+  });
+});

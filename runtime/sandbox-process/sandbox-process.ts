@@ -69,6 +69,9 @@ export interface RunRoute {
   exit(exit: SandboxExit): void;
 }
 
+/** `results` frames up to this size wait for the end of the event loop's turn and share a write (see {@link SandboxProcess.send}). */
+const COALESCE_MAX_BYTES = 16 * 1024;
+
 /** A child process running the sandbox worker. */
 export class SandboxProcess {
   /**
@@ -114,6 +117,11 @@ export class SandboxProcess {
    * where the stream exposes no descriptor (then every frame goes through the stream).
    */
   private readonly inputFd: number | undefined;
+  /** Small `results` frames of this turn of the event loop, written together at its end (see {@link send}). */
+  private pendingFrames: Buffer[] = [];
+  private flushScheduled = false;
+  /** Writes to the pipe so far (for tests and benchmarks: frames coalesce). */
+  writes = 0;
   /**
    * `/proc/<pid>/stat`, opened once and re-read from offset 0 (see {@link usage}); null once it
    * could not be opened (no /proc) or the process exited.
@@ -375,16 +383,46 @@ export class SandboxProcess {
   }
 
   /**
-   * Sends one message (dropped if the process is gone). Straight to the pipe when nothing is
-   * queued before it: a stream write costs the host several µs more per frame (a write request,
-   * its callback, the Writable's bookkeeping) for the same one syscall. What the pipe does not
-   * take now (it is non-blocking: a full pipe takes part or nothing) goes through the stream, and
-   * so does everything after it until the stream has drained, so frames stay in order.
+   * Sends one message (dropped if the process is gone). Small `results` frames (outcomes of
+   * calls) wait for the end of this turn of the event loop and go out in one write with those
+   * of the other runs in this process: each write wakes the worker, and a wake-up costs both
+   * processes ~50 µs of CPU on a VM whose other vCPU idles (measured: 16 runs of one agent in
+   * four processes, 65-81 runs per CPU-second without, 76-95 with). Any other message, or a large
+   * frame, first writes what waits, so frames stay in order.
    */
   send(message: HostToWorker): void {
     if (this.dead) return;
     if (message.t === 'results' && this.routes.has(message.runId)) this.slicing.add(message.runId);
     const frame = encodeFrame(message);
+    if (message.t === 'results' && frame.length <= COALESCE_MAX_BYTES) {
+      this.pendingFrames.push(frame);
+      if (!this.flushScheduled) {
+        this.flushScheduled = true;
+        setImmediate(this.flushPending);
+      }
+      return;
+    }
+    this.flushPending();
+    this.write(frame);
+  }
+
+  private readonly flushPending = (): void => {
+    this.flushScheduled = false;
+    const frames = this.pendingFrames;
+    if (frames.length === 0) return;
+    this.pendingFrames = [];
+    if (!this.dead) this.write(frames.length === 1 ? frames[0]! : Buffer.concat(frames));
+  };
+
+  /**
+   * Straight to the pipe when nothing is queued before it: a stream write costs the host several
+   * µs more per frame (a write request, its callback, the Writable's bookkeeping) for the same one
+   * syscall. What the pipe does not take now (it is non-blocking: a full pipe takes part or
+   * nothing) goes through the stream, and so does everything after it until the stream has
+   * drained, so frames stay in order.
+   */
+  private write(frame: Buffer): void {
+    this.writes++;
     if (this.inputFd === undefined || this.input.writableLength > 0) {
       this.input.write(frame);
       return;

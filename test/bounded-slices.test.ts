@@ -8,13 +8,19 @@
  * processes with several slots, where the bound is on by default).
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { createIsolateRunner } from '../runtime/isolate/index.js';
+import { createIsolateRunner, type IsolateRunner } from '../runtime/isolate/index.js';
 import { createProcessRunner } from '../runtime/sandbox-process/index.js';
 import { failureOf, runProgram } from './isolate-harness.js';
 
 // Computes well past the bound of 20 ms (~100-300 ms here), whatever the clock reads: a bounded
 // run reads the clock of its slice, not the time passing within it.
 const burn = () => `{ let s = 0; for (let i = 0; i < 40000000; i++) s = (s * 31 + i) % 1000003; globalThis.burnt = s; }`;
+/** Runs a program as runProgram does, and says how many times the runner replayed it. */
+async function runCounted(runner: IsolateRunner, js: string, options: Parameters<typeof runProgram>[2] = {}) {
+  const before = runner.stats().replays;
+  const run = await runProgram(runner, js, options);
+  return { ...run, replays: runner.stats().replays - before };
+}
 // Real time, for the runner without a bound.
 const spin = (ms: number) => `{ const until = Date.now() + ${ms}; let x = 0; while (Date.now() < until) x++; }`;
 
@@ -23,7 +29,6 @@ describe('a run whose slice computes past the bound (in-process runner, sliceBou
   afterAll(() => runner.close());
 
   it('is replayed once and returns what it would have: each call made once, each log written once, in order', async () => {
-    const before = runner.stats().replays;
     const program = `
       const r0 = Math.random();
       const t0 = Date.now();
@@ -37,9 +42,9 @@ describe('a run whose slice computes past the bound (in-process runner, sliceBou
       const [ra, rb] = await Promise.all([a, b]);
       const d = await tools.echo({ tag: 'd', r1: Math.random() });
       return { tags: [ra.tag, rb.tag, c0.tag, d.tag], r0, sameR0: rb.r0 === r0, t0IsNow: Math.abs(t0 - Date.now()) < 60000, spins };`;
-    const { outcome, record, value } = await runProgram(runner, program);
+    const { outcome, record, value, replays } = await runCounted(runner, program);
     expect(outcome.ok).toBe(true);
-    expect(runner.stats().replays).toBe(before + 1);
+    expect(replays).toBe(1);
     const v = value as { tags: string[]; r0: number; sameR0: boolean; t0IsNow: boolean; spins: number };
     expect(v.tags).toEqual(['a', 'b', 'c', 'd']);
     expect(v.sameR0).toBe(true);
@@ -52,10 +57,9 @@ describe('a run whose slice computes past the bound (in-process runner, sliceBou
 
   it('counts calls once across the replay: three calls under maxCalls 3 succeed', async () => {
     const program = `let n = 0; for (let i = 0; i < 3; i++) n += (await tools.echo({ i })).i; ${burn()} return n;`;
-    const before = runner.stats().replays;
-    const { outcome, record, value } = await runProgram(runner, program, { limits: { maxCalls: 3 } });
+    const { outcome, record, value, replays } = await runCounted(runner, program, { limits: { maxCalls: 3 } });
     expect(outcome.ok).toBe(true);
-    expect(runner.stats().replays).toBe(before + 1);
+    expect(replays).toBe(1);
     expect(value).toBe(3);
     expect(record.calls).toHaveLength(3);
   });
@@ -63,55 +67,49 @@ describe('a run whose slice computes past the bound (in-process runner, sliceBou
   it('counts log bytes once across the replay', async () => {
     // 599 of the 1000 bytes before the bound, 299 after: 898 in all, under the limit (twice the first would not be).
     const program = `console.log('x'.repeat(599)); await tools.echo({}); ${burn()} console.log('y'.repeat(299)); return 1;`;
-    const before = runner.stats().replays;
-    const { outcome, record } = await runProgram(runner, program, { limits: { maxLogBytes: 1000 } });
+    const { outcome, record, replays } = await runCounted(runner, program, { limits: { maxLogBytes: 1000 } });
     expect(outcome.ok).toBe(true);
-    expect(runner.stats().replays).toBe(before + 1);
+    expect(replays).toBe(1);
     expect(record.logs.map((l) => l.text.length)).toEqual([599, 299]);
   });
 
   it('still ends a program that never stops at its cpuMs, naming the limit', async () => {
-    const before = runner.stats().replays;
-    const { outcome, record } = await runProgram(runner, `await tools.echo({ n: 1 }); while (true) {}`, { limits: { cpuMs: 400 } });
+    const { outcome, record, replays } = await runCounted(runner, `await tools.echo({ n: 1 }); while (true) {}`, { limits: { cpuMs: 400 } });
     expect(failureOf(outcome)).toMatchObject({ kind: 'limit', limit: 'cpuMs' });
-    expect(runner.stats().replays).toBe(before + 1);
+    expect(replays).toBe(1);
     expect(record.calls).toHaveLength(1);
     // The replay did not count the first pass's CPU twice, nor run far past the limit.
     expect(outcome.cpuMs).toBeLessThan(400 * 3);
   });
 
   it('counts the CPU of microtasks left spinning after the program returned, across the replay: the run ends at cpuMs', async () => {
-    const before = runner.stats().replays;
-    const { outcome } = await runProgram(runner, 'await tools.echo({}); const spin = () => Promise.resolve().then(spin); spin(); return "done";', { limits: { cpuMs: 300 } });
+    const { outcome, replays } = await runCounted(runner, 'await tools.echo({}); const spin = () => Promise.resolve().then(spin); spin(); return "done";', { limits: { cpuMs: 300 } });
     expect(failureOf(outcome)).toMatchObject({ kind: 'limit', limit: 'cpuMs' });
-    expect(runner.stats().replays).toBe(before + 1);
+    expect(replays).toBe(1);
   });
 
   it('keeps the outcome of a call that settled during the replay', async () => {
     // 'wait' (5 ms) settles while the program computes: its outcome waits for the slice, then for the replay.
     const program = `const w = tools.wait({ ms: 5 }); await tools.echo({}); ${burn()} const r = await w; return r.ms;`;
-    const before = runner.stats().replays;
-    const { outcome, value, record } = await runProgram(runner, program);
+    const { outcome, value, record, replays } = await runCounted(runner, program);
     expect(outcome.ok).toBe(true);
-    expect(runner.stats().replays).toBe(before + 1);
+    expect(replays).toBe(1);
     expect(value).toBe(5);
     expect(record.calls).toHaveLength(2);
   });
 
   it('replays a program that computes in its first slice, before any call', async () => {
-    const before = runner.stats().replays;
-    const { outcome, value, record } = await runProgram(runner, `${burn()} return (await tools.echo({ k: 7 })).k;`);
+    const { outcome, value, record, replays } = await runCounted(runner, `${burn()} return (await tools.echo({ k: 7 })).k;`);
     expect(outcome.ok).toBe(true);
-    expect(runner.stats().replays).toBe(before + 1);
+    expect(replays).toBe(1);
     expect(value).toBe(7);
     expect(record.calls).toHaveLength(1);
   });
 
   it('leaves a run that stays under the bound alone: no replay', async () => {
-    const before = runner.stats().replays;
-    const { value } = await runProgram(runner, 'let n = 0; for (let i = 0; i < 20; i++) n += (await tools.echo({ i })).i; return n;');
+    const { value, replays } = await runCounted(runner, 'let n = 0; for (let i = 0; i < 20; i++) n += (await tools.echo({ i })).i; return n;');
     expect(value).toBe(190);
-    expect(runner.stats().replays).toBe(before);
+    expect(replays).toBe(0);
   });
 });
 
@@ -128,7 +126,7 @@ describe('a run without sliceBoundMs', () => {
   afterAll(() => runner.close());
 
   it('reads the real clock within a slice, and is never replayed', async () => {
-    const { value } = await runProgram(runner, `const t0 = Date.now(); ${spin(60)} return Date.now() - t0;`);
+    const { value, replays } = await runCounted(runner, `const t0 = Date.now(); ${spin(60)} return Date.now() - t0;`);
     expect(value as number).toBeGreaterThanOrEqual(60);
     expect(runner.stats().replays).toBe(0);
   });
@@ -155,18 +153,17 @@ describe('a bounded run that cannot or need not be replayed', () => {
   afterAll(() => runner.close());
 
   it('drops a journal past its cap (64 Ki characters) once that slice is over, and computes on unbounded after, never replayed', async () => {
-    const before = runner.stats().replays;
-    const { outcome, value } = await runProgram(runner, `const big = await tools.big({ bytes: 100000 }); await tools.echo({}); ${burn()} return big.length;`);
+    const { outcome, value, replays } = await runCounted(runner, `const big = await tools.big({ bytes: 100000 }); await tools.echo({}); ${burn()} return big.length;`);
     expect(outcome.ok).toBe(true);
     expect(value).toBe(100_000);
-    expect(runner.stats().replays).toBe(before);
+    expect(replays).toBe(0);
   });
 
   it('ends at an abort during the replay, as aborted, and runs no tool again', async () => {
     const controller = new AbortController();
     const long = `{ let s = 0; for (let i = 0; i < 4000000000; i++) s = (s * 31 + i) % 1000003; globalThis.burnt = s; }`;
     setTimeout(() => controller.abort(new Error('stop')), 300);
-    const { outcome, record } = await runProgram(runner, `await tools.echo({ n: 1 }); ${long} return 1;`, { signal: controller.signal, limits: { cpuMs: 20_000, wallMs: 20_000 } });
+    const { outcome, record, replays } = await runCounted(runner, `await tools.echo({ n: 1 }); ${long} return 1;`, { signal: controller.signal, limits: { cpuMs: 20_000, wallMs: 20_000 } });
     expect(failureOf(outcome)).toMatchObject({ kind: 'aborted' });
     expect(record.calls).toHaveLength(1);
     expect(outcome.wallMs).toBeLessThan(5_000);

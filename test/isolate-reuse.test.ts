@@ -107,6 +107,58 @@ describe('when runs of one group follow each other on a reused isolate', () => {
   });
 });
 
+describe('when the next run of a group arrives before its isolate has a fresh context', () => {
+  it('claims that isolate and has the context made at once, with nothing of the last run in it', async () => {
+    // The fresh context is scheduled 200 ms after a run (a sandbox process waits 3 ms).
+    const runner = createIsolateRunner({ poolSize: 0, isolateRuns: 8, cleanupDelayMs: 200 });
+    try {
+      const first = await run(runner, 'globalThis.leaked = 1; Object.prototype.poisoned = 2; return 1', 'g-claim');
+      expect(first.outcome.startup.source).toBe('cold');
+      const second = await run(runner, 'return [typeof leaked, typeof ({}).poisoned]', 'g-claim');
+      expect(second.outcome.startup.source).toBe('reused');
+      expect(value(second.outcome)).toEqual(['undefined', 'undefined']);
+      expect(runner.stats()).toMatchObject({ coldStarts: 1, reusedStarts: 1, claimedStarts: 1 });
+      // The first run's scheduled preparation found the isolate taken and did nothing; the
+      // second run's made its fresh context: one isolate kept, not two.
+      await new Promise((r) => setTimeout(r, 250));
+      expect(runner.stats().kept).toBe(1);
+      expect((await run(runner, 'return 3', 'g-claim')).outcome.startup.source).toBe('reused');
+      expect(runner.stats()).toMatchObject({ coldStarts: 1, reusedStarts: 2, claimedStarts: 1 });
+    } finally {
+      await runner.close();
+    }
+  });
+
+  it('waits for a preparation already under way instead of making a second isolate', async () => {
+    const runner = createIsolateRunner({ poolSize: 0, isolateRuns: 8 });
+    try {
+      await run(runner, 'return 1', 'g-under-way');
+      // The preparation starts in the next turn (setImmediate, queued first); the run comes after it.
+      await new Promise((r) => setImmediate(r));
+      expect(runner.stats().kept).toBe(0);
+      const second = await run(runner, 'return 2', 'g-under-way');
+      expect(second.outcome.startup.source).toBe('reused');
+      expect(runner.stats()).toMatchObject({ coldStarts: 1, claimedStarts: 1 });
+    } finally {
+      await runner.close();
+    }
+  });
+
+  it('never lets another group, or a run without one, claim it', async () => {
+    const runner = createIsolateRunner({ poolSize: 0, isolateRuns: 8, cleanupDelayMs: 200 });
+    try {
+      await run(runner, 'globalThis.mine = 1; return 1', 'g-first');
+      const other = await run(runner, 'return typeof mine', 'g-second');
+      expect(other.outcome.startup.source).toBe('cold');
+      expect(value(other.outcome)).toBe('undefined');
+      expect((await run(runner, 'return 1', undefined)).outcome.startup.source).toBe('cold');
+      expect(runner.stats().claimedStarts).toBe(0);
+    } finally {
+      await runner.close();
+    }
+  });
+});
+
 describe('when an isolate may not be kept', () => {
   it('disposes it after isolateRuns runs', async () => {
     const runner = createIsolateRunner({ poolSize: 1, isolateRuns: 3 });

@@ -87,6 +87,11 @@ export interface IsolateRunnerStats {
   readonly active: number;
   /** Runs that got a fresh context in an isolate kept from their group's earlier run. */
   readonly reusedStarts: number;
+  /**
+   * Of `reusedStarts`, runs that arrived while that isolate's fresh context was still to be made
+   * and had it made at once rather than get a new isolate.
+   */
+  readonly claimedStarts: number;
   /** Runs replayed off this thread after a slice reached `sliceBoundMs`. */
   readonly replays: number;
   /** Isolates kept for their group's next run now. */
@@ -179,6 +184,8 @@ export function createIsolateRunner(options: IsolateRunnerOptions = {}): Isolate
     try {
       const { group } = request;
       let prepared: PreparedIsolate | undefined = group === undefined ? undefined : reuse.take(group, memoryMb);
+      // The group's last run may have just ended: its isolate beats a new one (reuse.claim).
+      if (prepared === undefined && group !== undefined) prepared = await reuse.claim(group, memoryMb);
       let source: RunStartup['source'] = 'reused';
       if (prepared === undefined) {
         prepared = pool.take(memoryMb);
@@ -208,7 +215,7 @@ export function createIsolateRunner(options: IsolateRunnerOptions = {}): Isolate
   return {
     run,
     warmUp: () => pool.fill(),
-    stats: () => ({ pooledStarts, coldStarts, ready: pool.ready, active, reusedStarts: reuse.stats().reused, kept: reuse.stats().kept, replays }),
+    stats: () => ({ pooledStarts, coldStarts, ready: pool.ready, active, reusedStarts: reuse.stats().reused, claimedStarts: reuse.stats().claimed, kept: reuse.stats().kept, replays }),
     async close() {
       closed = true;
       pool.close();

@@ -1,9 +1,10 @@
 /**
  * Materialization of large values without holding the host's event loop: a value of more than
  * {@link ONE_GO_NODES} values is copied (or checked) and frozen in slices of a few milliseconds
- * (json-walk.ts, time-slices.ts), and, for a program's call, its JSON text is made in the same
- * walk, from the fresh copy, and kept for the bridge ({@link takeJsonText}), so the value is not
- * walked once more to send it. Smaller values take the one-go walk, as before: the attempt is
+ * (json-walk.ts, time-slices.ts), and, when its text is needed (a program's call; a model's call,
+ * whose content is that text: render.ts `withTextFor`), its JSON text is made in the same walk,
+ * from the fresh copy, and kept for the bridge or the content ({@link takeJsonText}), so the
+ * value is not walked once more in one go to make it. Smaller values take the one-go walk, as before: the attempt is
  * bounded by the node budget, so finding out that a value is large costs at most that many values.
  *
  * What is accepted, refused, and with which path, is the same either way: both walks read every
@@ -29,12 +30,12 @@ export interface MadeText {
   readonly ms: number;
 }
 
-/** JSON text of large snapshots, made in their materialization (taken once, by the bridge). */
+/** JSON text of large snapshots, made in their materialization (taken once: by the bridge, or for a model's content). */
 const TEXTS = new WeakMap<object, MadeText>();
 
 /**
- * The JSON text (`JSON.stringify(value)`) that the materialization of a large value made for a
- * program, with the time making it took; undefined for any other value. Taken once: the text is
+ * The JSON text (`JSON.stringify(value)`) that the materialization of a large value made, with
+ * the time making it took; undefined for any other value. Taken once: the text is
  * dropped here as it is handed out.
  */
 export function takeJsonText(value: JsonValue | undefined): MadeText | undefined {

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { JsonValue } from './json.js';
-import { jsonPreview, readableJson } from './json-text.js';
+import { jsonPreview, PRETTY_MAX_CHARS, readableJson } from './json-text.js';
 
 const json = fc.jsonValue({ maxDepth: 8 }) as fc.Arbitrary<JsonValue>;
 
@@ -13,7 +13,7 @@ describe('readableJson', () => {
         const pretty = JSON.stringify(value, null, 2);
         const out = readableJson(value);
         const allowed = Math.max(1_024, compact.length * 2);
-        expect(out).toBe(pretty.length - compact.length <= allowed ? pretty : compact);
+        expect(out).toBe(compact.length <= PRETTY_MAX_CHARS && pretty.length - compact.length <= allowed ? pretty : compact);
       }),
     );
   });
@@ -25,6 +25,16 @@ describe('readableJson', () => {
     for (let i = 0; i < 500; i++) deep = [1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, deep];
     expect(readableJson(deep)).toBe(JSON.stringify(deep));
     expect(JSON.stringify(deep, null, 2).length).toBeGreaterThan(3_000_000);
+  });
+
+  it('keeps a value compact once its compact text is over PRETTY_MAX_CHARS, however shallow', () => {
+    const rowsOf = (n: number) => Array.from({ length: n }, (_, i) => ({ id: `row-${i}`, title: `Row number ${i}`, score: i / 7 }));
+    const over = rowsOf(20_000);
+    expect(JSON.stringify(over).length).toBeGreaterThan(PRETTY_MAX_CHARS);
+    expect(readableJson(over)).toBe(JSON.stringify(over));
+    const under = rowsOf(10_000);
+    expect(JSON.stringify(under).length).toBeLessThan(PRETTY_MAX_CHARS);
+    expect(readableJson(under)).toBe(JSON.stringify(under, null, 2));
   });
 });
 

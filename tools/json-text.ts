@@ -16,14 +16,21 @@ import type { JsonValue } from './json.js';
 /** Pretty-printing may add at most this factor of the compact text (or {@link PRETTY_SLACK_CHARS}). */
 const PRETTY_OVERHEAD_FACTOR = 2;
 const PRETTY_SLACK_CHARS = 1_024;
+/**
+ * Compact text longer than this is not indented: no reader scans a megabyte of JSON by eye, and
+ * indenting 10 MB of rows (counting the overhead, then `JSON.stringify(value, null, 2)`) held
+ * the host's event loop for ~250 ms in one go here, where the compact text is made in slices.
+ */
+export const PRETTY_MAX_CHARS = 1 << 20;
 
 /**
  * The value as JSON text a reader can scan: indented by two spaces, unless indenting would at
- * least triple the text (over 1 KiB more), then compact. `compact`: `JSON.stringify(value)` if
- * the caller has it already.
+ * least triple the text (over 1 KiB more), or the compact text is over
+ * {@link PRETTY_MAX_CHARS}, then compact. `compact`: `JSON.stringify(value)` if the caller has
+ * it already.
  */
 export function readableJson(value: JsonValue, compact: string = JSON.stringify(value)): string {
-  if (value === null || typeof value !== 'object') return compact;
+  if (value === null || typeof value !== 'object' || compact.length > PRETTY_MAX_CHARS) return compact;
   const allowed = Math.max(PRETTY_SLACK_CHARS, compact.length * PRETTY_OVERHEAD_FACTOR);
   return prettyOverhead(value, allowed) <= allowed ? JSON.stringify(value, null, 2) : compact;
 }

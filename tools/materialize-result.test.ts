@@ -4,6 +4,7 @@ import { decision } from './decision.js';
 import { defineTool } from './define-tool.js';
 import { createToolHost } from './host.js';
 import { takeJsonText } from './json-slices.js';
+import { PRETTY_MAX_CHARS } from './json-text.js';
 
 /** 12,000 rows (84,000 values): over the one-go budget, so the pipeline materializes them in slices. */
 const makeRows = (n = 12_000) => Array.from({ length: n }, (_, i) => ({ id: `r${i}`, score: i, done: i % 2 === 0, tags: ['x'] }));
@@ -84,10 +85,11 @@ describe('a large tool result in the pipeline', () => {
     expect(bad.error?.message).toMatch(/value\.rows\[3\]\.id/);
   });
 
-  it("keeps its JSON text for a program only for a PTC call; a listener's replacement gets its own", async () => {
+  it("keeps its JSON text for a program's call; a listener's replacement gets its own", async () => {
     const host = createToolHost();
     host.register(defineTool({ name: 'rows', description: 'Rows.', execute: () => makeRows() }));
     const direct = await host.call({ id: '1', name: 'rows', args: {} });
+    // A model's call: its content took the text (next test), none is left over.
     expect(takeJsonText(direct.value)).toBeUndefined();
     const fromProgram = await host.call({ id: '2', name: 'rows', args: {} }, { origin: { kind: 'ptc', parentCallId: 'p', token: 't'.repeat(32) } });
     expect(takeJsonText(fromProgram.value)?.text).toBe(JSON.stringify(fromProgram.value));
@@ -96,6 +98,41 @@ describe('a large tool result in the pipeline', () => {
     expect((replaced.value as unknown[]).length).toBe(11_000);
     expect(takeJsonText(replaced.value)?.text).toBe(JSON.stringify(replaced.value));
     dispose.dispose();
+  });
+});
+
+describe("a model's call of a large value", () => {
+  const textOf = (result: { content: readonly { type: string; text?: string }[] }): string => result.content[0]?.text ?? '';
+
+  it('gets as content the compact text its walk made once that is over 1 MiB, and the indented text below that', async () => {
+    const host = createToolHost();
+    host.register([
+      defineTool({ name: 'many', description: 'Rows.', execute: () => makeRows(30_000) }),
+      defineTool({ name: 'some', description: 'Rows.', execute: () => makeRows() }),
+    ]);
+    const many = await host.call({ id: '1', name: 'many', args: {} });
+    const compact = JSON.stringify(many.value);
+    expect(compact.length).toBeGreaterThan(PRETTY_MAX_CHARS);
+    expect(textOf(many)).toBe(compact);
+    expect(takeJsonText(many.value)).toBeUndefined();
+    const some = await host.call({ id: '2', name: 'some', args: {} });
+    expect(JSON.stringify(some.value).length).toBeLessThan(PRETTY_MAX_CHARS);
+    expect(textOf(some)).toBe(JSON.stringify(some.value, null, 2));
+  });
+
+  it("renders a listener's large replacement from its own text, and makes no text for a tool that renders itself", async () => {
+    const host = createToolHost();
+    host.register([
+      defineTool({ name: 'small', description: 'One row.', execute: () => makeRows(1) }),
+      defineTool({ name: 'counted', description: 'Rows.', output: { render: (_args, value) => `${(value as unknown[]).length} rows` }, execute: () => makeRows(30_000) }),
+    ]);
+    const dispose = host.hooks.postExecute((execution) => (execution.toolName === 'small' ? decision.replaceValue(makeRows(30_000)) : undefined));
+    const replaced = await host.call({ id: '1', name: 'small', args: {} });
+    expect(textOf(replaced)).toBe(JSON.stringify(replaced.value));
+    dispose.dispose();
+    const counted = await host.call({ id: '2', name: 'counted', args: {} });
+    expect(textOf(counted)).toBe('30000 rows');
+    expect(takeJsonText(counted.value)).toBeUndefined();
   });
 });
 

@@ -20,20 +20,21 @@ import type { ResultTextStream } from './result-text-stream.js';
 
 /**
  * Copies, validates and freezes a tool's value like {@link materializeValue} (and throws or
- * rejects with the same errors), in slices when it is large. `forProgram`: the value goes to a
- * PTC program as JSON text, which a large value's walk then makes too (`jsonTextOf`); `stream`
- * gets a large array's text as it is made (result-text-stream.ts).
+ * rejects with the same errors), in slices when it is large. `withText`: the value's JSON text is
+ * needed (a PTC program's, or a model's content: render.ts `withTextFor`), which a large value's
+ * walk then makes too (`takeJsonText`); `stream` gets a large array's text as it is made
+ * (result-text-stream.ts).
  */
-export function materializeResultValue(schema: z.ZodType | undefined, raw: unknown, forProgram: boolean, stream?: ResultTextStream): Sliced<JsonValue> {
+export function materializeResultValue(schema: z.ZodType | undefined, raw: unknown, withText: boolean, stream?: ResultTextStream): Sliced<JsonValue> {
   if (raw === undefined) return materializeValue(schema, raw);
-  if (!schema) return settle(() => materializeJsonInSlices(raw, 'value', forProgram, stream));
+  if (!schema) return settle(() => materializeJsonInSlices(raw, 'value', withText, stream));
   const copied = settle(() => copyJsonInSlices(raw, 'value'));
   if (!(copied instanceof Promise)) return validateCopy(schema, copied, 'value');
   return copied.then(async ({ json }) => {
     const slices = new TimeSlices();
     const parsed = await parseInSlices(schema, json, slices);
     if (!parsed.success) throw validationFailure(parsed.error.issues, 'value', true);
-    return freezeJsonInSlices(parsed.data, 'value', forProgram, slices, stream).catch((err: unknown) => Promise.reject(asValidationError(err)));
+    return freezeJsonInSlices(parsed.data, 'value', withText, slices, stream).catch((err: unknown) => Promise.reject(asValidationError(err)));
   });
 }
 

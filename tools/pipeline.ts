@@ -18,7 +18,7 @@ import { decidePreExecute } from './pre-execute.js';
 import { requestApproval, type ApprovalChannel } from './approval.js';
 import { executeBody, NEVER_ABORTED, type BodyOutcome } from './execute-body.js';
 import { callProblems, isAgentRef, MODEL_ORIGIN, readApprovalEvidence, readOrigin } from './call-options.js';
-import { renderContent, textContent } from './render.js';
+import { renderContent, textContent, withTextFor } from './render.js';
 import { durableCallOf, type DurableCall } from './durable-call.js';
 import { resultTextStreamOf, type ResultTextStream } from './result-text-stream.js';
 import { approvalBudgetOf } from './approval-budget.js';
@@ -286,7 +286,7 @@ export async function runPipeline(env: PipelineEnv, call: ToolCall, options: Cal
     // text is streamed to a program's sandbox process only when no post-execute listener can
     // withhold it (result-text-stream.ts).
     const stream = origin.kind === 'ptc' && env.hooks.postExecuteListeners.length === 0 ? resultTextStreamOf(options) : undefined;
-    const large = materializeResult(tool, body.raw, draft, origin.kind === 'ptc', stream);
+    const large = materializeResult(tool, body.raw, draft, withTextFor(tool, origin.kind === 'ptc'), stream);
     if (large !== undefined) await large;
   }
 
@@ -308,12 +308,12 @@ export async function runPipeline(env: PipelineEnv, call: ToolCall, options: Cal
 /**
  * Step 7: the body's raw value copied, validated and frozen into the draft, or the draft made an
  * error; a promise (settled the same way) when the value is large enough to be done in slices.
- * `forProgram`: a PTC call, whose large value also gets its JSON text made on the way.
+ * `withText`: a large value also gets its JSON text made on the way ({@link withTextFor}).
  */
-function materializeResult(tool: Tool, raw: unknown, draft: ResultDraft, forProgram: boolean, stream: ResultTextStream | undefined): Promise<void> | undefined {
+function materializeResult(tool: Tool, raw: unknown, draft: ResultDraft, withText: boolean, stream: ResultTextStream | undefined): Promise<void> | undefined {
   let value: JsonValue | Promise<JsonValue>;
   try {
-    value = materializeResultValue(tool.output.schema, raw, forProgram, stream);
+    value = materializeResultValue(tool.output.schema, raw, withText, stream);
   } catch (err) {
     invalidResult(tool, draft, err);
     return undefined;

@@ -17,7 +17,7 @@ import type { PostExecuteListener } from './hooks.js';
 import type { JsonValue } from './json.js';
 import { ValidationError } from './materialize.js';
 import { materializeResultValue } from './materialize-result.js';
-import { checkContent } from './render.js';
+import { checkContent, withTextFor } from './render.js';
 import type { ContentBlock, PostToolDecision, ToolExecution, ToolResult } from './types.js';
 
 /** The mutable state of a result while post-execute listeners run. */
@@ -111,7 +111,7 @@ export async function applyPostExecute(options: {
       continue;
     }
     try {
-      const replaced = materializeResultValue(tool.output.schema, decision.value, forProgram);
+      const replaced = materializeResultValue(tool.output.schema, decision.value, withTextFor(tool, forProgram));
       draft.value = replaced instanceof Promise ? await replaced : replaced;
       draft.isError = false;
       delete draft.error;

@@ -2,6 +2,7 @@
 import type { Tool } from './tool-types.js';
 import { clipText } from './errors.js';
 import type { JsonValue } from './json.js';
+import { takeJsonText } from './json-slices.js';
 import { jsonPreview, readableJson } from './json-text.js';
 import type { ContentBlock } from './types.js';
 
@@ -97,8 +98,19 @@ export function checkContent(content: unknown, who: string): readonly ContentBlo
 export function renderContent(tool: Tool, args: JsonValue, value: JsonValue, forProgram = false): readonly ContentBlock[] {
   if (tool.output.render) return checkContent(tool.output.render(args, value), `tool "${tool.name}": output.render`);
   if (typeof value === 'string') return forProgram && value.length > CHILD_CONTENT_CHARS ? lazyText(() => clipText(value, CHILD_CONTENT_CHARS)) : textContent(value);
-  if (!forProgram) return textContent(readableJson(value));
+  // A large value's compact text was made in its materialization's slices (pipeline.ts step 7).
+  if (!forProgram) return textContent(readableJson(value, takeJsonText(value)?.text));
   return isSmallFlat(value) ? textContent(JSON.stringify(value)) : lazyText(() => jsonPreview(value, CHILD_CONTENT_CHARS));
+}
+
+/**
+ * Whether a large value's materialization also makes its JSON text: for a program (the bridge
+ * sends it), and for a model's call of a tool without `output.render` (its content is that text:
+ * {@link renderContent}). Made in the walk's slices, it spares the host a one-go `JSON.stringify` of the
+ * whole value afterwards.
+ */
+export function withTextFor(tool: Tool, forProgram: boolean): boolean {
+  return forProgram || tool.output.render === undefined;
 }
 
 /** Most characters of a program's call's content (a preview; the value is whole). */

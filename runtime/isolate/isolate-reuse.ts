@@ -102,6 +102,9 @@ export class ReusedIsolates {
    * An isolate of `group` offered after its last run whose fresh context is not ready yet: the
    * context is made now (on this thread, if its preparation had not begun), and the run gets it;
    * undefined if there is none, or its preparation failed (the isolate is then disposed).
+   * Waiting for a preparation under way is waiting for its own ~1-2 ms: isolated-vm never
+   * queues a task behind its busy threads (src/lib/thread_pool.cc starts a thread for it), so no
+   * other isolate's long slice can hold it.
    */
   claim(group: string, memoryMb: number): Promise<PreparedIsolate | undefined> | undefined {
     const key = keyOf(group, memoryMb);
